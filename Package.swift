@@ -1,0 +1,52 @@
+// swift-tools-version:6.0
+// Sluice: a WebRTC SFU. Module map and layering: see README.md ("Architecture").
+import PackageDescription
+
+let cLibraries: [Target] = [
+    .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+    .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
+    .systemLibrary(name: "CUsrsctp", pkgConfig: "usrsctp", providers: [.apt(["libusrsctp-dev"])]),
+    .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
+    .systemLibrary(name: "CWebsockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
+    // Re-exports as functions what Swift cannot import: C macros, LWS_PRE, mmsghdr.
+    .target(name: "CShims", dependencies: ["COpenSSL", "CWebsockets", "CJansson"],
+            linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto"),
+                             .linkedLibrary("websockets"), .linkedLibrary("jansson")]),
+]
+
+let swift5: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+
+let package = Package(
+    name: "Sluice",
+    products: [
+        .executable(name: "sluice", targets: ["sluice"]),
+        .library(name: "SluiceServer", targets: ["SluiceServer"]),
+    ],
+    targets: cLibraries + [
+        .target(name: "SluiceWire", swiftSettings: swift5),
+        .target(name: "SluiceRTP", dependencies: ["SluiceWire"], swiftSettings: swift5),
+        .target(name: "SluiceSDP", dependencies: ["SluiceWire"], swiftSettings: swift5),
+        .target(name: "SluiceTransport",
+                dependencies: ["SluiceWire", "SluiceRTP", "CShims", "COpenSSL", "CSRTP"],
+                swiftSettings: swift5),
+        .target(name: "SluiceMedia",
+                dependencies: ["SluiceWire", "SluiceRTP", "SluiceSDP", "SluiceTransport"],
+                swiftSettings: swift5),
+        .target(name: "SluiceJSON", dependencies: ["CJansson", "CShims"], swiftSettings: swift5),
+        .target(name: "SluiceSignaling",
+                dependencies: ["SluiceWire", "SluiceJSON", "SluiceMedia", "CWebsockets", "CShims", "COpenSSL"],
+                swiftSettings: swift5),
+        .target(name: "SluiceServer",
+                dependencies: ["SluiceJSON", "SluiceMedia", "SluiceSignaling", "SluiceTransport"],
+                swiftSettings: swift5),
+        .executableTarget(name: "sluice", dependencies: ["SluiceServer"], swiftSettings: swift5),
+
+        .testTarget(name: "SluiceWireTests", dependencies: ["SluiceWire"], swiftSettings: swift5),
+        .testTarget(name: "SluiceRTPTests", dependencies: ["SluiceRTP"], swiftSettings: swift5),
+        .testTarget(name: "SluiceSDPTests", dependencies: ["SluiceSDP"], resources: [.copy("Offers")], swiftSettings: swift5),
+        .testTarget(name: "SluiceTransportTests", dependencies: ["SluiceTransport"], swiftSettings: swift5),
+        .testTarget(name: "SluiceMediaTests", dependencies: ["SluiceMedia"], swiftSettings: swift5),
+        .testTarget(name: "SluiceSignalingTests", dependencies: ["SluiceSignaling", "SluiceJSON"], swiftSettings: swift5),
+        .testTarget(name: "SluiceServerTests", dependencies: ["SluiceServer"], swiftSettings: swift5),
+    ]
+)

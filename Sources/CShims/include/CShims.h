@@ -1,0 +1,51 @@
+// What Swift cannot import directly: function-like C macros, LWS_PRE, and the
+// glibc mmsghdr batch calls (hidden from Swift unless _GNU_SOURCE is defined).
+#ifndef SLUICE_CSHIMS_H
+#define SLUICE_CSHIMS_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ssl_st SSL;
+typedef struct ssl_ctx_st SSL_CTX;
+typedef struct bio_st BIO;
+typedef struct json_t json_t;
+
+// OpenSSL macros
+long sluice_DTLSv1_get_timeout_us(SSL *ssl);       // -1 when no timer is armed
+long sluice_DTLSv1_handle_timeout(SSL *ssl);
+long sluice_BIO_get_mem_data(BIO *bio, char **data);
+long sluice_SSL_set_mtu(SSL *ssl, long mtu);
+long sluice_SSL_CTX_set_mode(SSL_CTX *ctx, long mode);
+long sluice_SSL_CTX_set_options(SSL_CTX *ctx, unsigned long long options);
+long sluice_SSL_CTX_set_read_ahead(SSL_CTX *ctx, int yes);
+long sluice_BIO_set_mem_eof_return(BIO *bio, int value);
+long sluice_SSL_set_tlsext_host_name(SSL *ssl, const char *name);
+unsigned long long sluice_SSL_OP_NO_QUERY_MTU(void);
+unsigned long long sluice_SSL_OP_NO_TICKET(void);
+long sluice_SSL_MODE_AUTO_RETRY(void);
+
+// libwebsockets
+size_t sluice_LWS_PRE(void);
+
+// jansson iteration (macros in jansson.h)
+const char *sluice_json_object_iter_key(void *iter);
+
+// Batched UDP I/O. One message per slot; each slot has its own buffer and address.
+typedef struct sluice_mmsg_batch sluice_mmsg_batch;
+sluice_mmsg_batch *sluice_mmsg_batch_create(unsigned int slots);
+void sluice_mmsg_batch_destroy(sluice_mmsg_batch *batch);
+// Points slot i at buf/len; addr is written on receive and read on send.
+void sluice_mmsg_set(sluice_mmsg_batch *batch, unsigned int i, void *buf, size_t len,
+                     struct sockaddr_storage *addr);
+size_t sluice_mmsg_len(const sluice_mmsg_batch *batch, unsigned int i);
+int sluice_recvmmsg(int fd, sluice_mmsg_batch *batch, unsigned int count);
+int sluice_sendmmsg(int fd, sluice_mmsg_batch *batch, unsigned int count);
+
+#endif

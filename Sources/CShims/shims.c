@@ -1,0 +1,82 @@
+#define _GNU_SOURCE 1
+#include "CShims.h"
+#include <openssl/ssl.h>
+#include <openssl/bio.h>
+#include <libwebsockets.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+long sluice_DTLSv1_get_timeout_us(SSL *ssl) {
+    struct timeval tv;
+    if (DTLSv1_get_timeout(ssl, &tv) != 1) return -1;
+    return (long)tv.tv_sec * 1000000L + (long)tv.tv_usec;
+}
+long sluice_DTLSv1_handle_timeout(SSL *ssl) { return DTLSv1_handle_timeout(ssl); }
+long sluice_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
+long sluice_SSL_set_mtu(SSL *ssl, long mtu) { return SSL_set_mtu(ssl, mtu); }
+long sluice_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
+long sluice_SSL_CTX_set_options(SSL_CTX *ctx, unsigned long long options) { return (long)SSL_CTX_set_options(ctx, options); }
+long sluice_SSL_CTX_set_read_ahead(SSL_CTX *ctx, int yes) { return SSL_CTX_set_read_ahead(ctx, yes); }
+long sluice_BIO_set_mem_eof_return(BIO *bio, int value) { return BIO_set_mem_eof_return(bio, value); }
+long sluice_SSL_set_tlsext_host_name(SSL *ssl, const char *name) { return SSL_set_tlsext_host_name(ssl, name); }
+unsigned long long sluice_SSL_OP_NO_QUERY_MTU(void) { return SSL_OP_NO_QUERY_MTU; }
+unsigned long long sluice_SSL_OP_NO_TICKET(void) { return SSL_OP_NO_TICKET; }
+long sluice_SSL_MODE_AUTO_RETRY(void) { return SSL_MODE_AUTO_RETRY; }
+
+size_t sluice_LWS_PRE(void) { return LWS_PRE; }
+
+const char *sluice_json_object_iter_key(void *iter) { return json_object_iter_key(iter); }
+
+struct sluice_mmsg_batch {
+    unsigned int slots;
+    struct mmsghdr *msgs;
+    struct iovec *iovs;
+};
+
+sluice_mmsg_batch *sluice_mmsg_batch_create(unsigned int slots) {
+    sluice_mmsg_batch *b = calloc(1, sizeof(*b));
+    if (!b) return NULL;
+    b->slots = slots;
+    b->msgs = calloc(slots, sizeof(struct mmsghdr));
+    b->iovs = calloc(slots, sizeof(struct iovec));
+    if (!b->msgs || !b->iovs) { free(b->msgs); free(b->iovs); free(b); return NULL; }
+    for (unsigned int i = 0; i < slots; i++) {
+        b->msgs[i].msg_hdr.msg_iov = &b->iovs[i];
+        b->msgs[i].msg_hdr.msg_iovlen = 1;
+    }
+    return b;
+}
+
+void sluice_mmsg_batch_destroy(sluice_mmsg_batch *b) {
+    if (!b) return;
+    free(b->msgs); free(b->iovs); free(b);
+}
+
+void sluice_mmsg_set(sluice_mmsg_batch *b, unsigned int i, void *buf, size_t len,
+                     struct sockaddr_storage *addr) {
+    if (i >= b->slots) return;
+    b->iovs[i].iov_base = buf;
+    b->iovs[i].iov_len = len;
+    b->msgs[i].msg_hdr.msg_name = addr;
+    b->msgs[i].msg_hdr.msg_namelen = addr ? (addr->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                                                        : (addr->ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_storage)))
+                                          : 0;
+    b->msgs[i].msg_len = 0;
+}
+
+size_t sluice_mmsg_len(const sluice_mmsg_batch *b, unsigned int i) {
+    return i < b->slots ? b->msgs[i].msg_len : 0;
+}
+
+int sluice_recvmmsg(int fd, sluice_mmsg_batch *b, unsigned int count) {
+    if (count > b->slots) count = b->slots;
+    for (unsigned int i = 0; i < count; i++)
+        b->msgs[i].msg_hdr.msg_namelen = sizeof(struct sockaddr_storage);
+    return recvmmsg(fd, b->msgs, count, MSG_DONTWAIT, NULL);
+}
+
+int sluice_sendmmsg(int fd, sluice_mmsg_batch *b, unsigned int count) {
+    if (count > b->slots) count = b->slots;
+    return sendmmsg(fd, b->msgs, count, MSG_DONTWAIT);
+}

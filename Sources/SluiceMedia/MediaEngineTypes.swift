@@ -1,0 +1,202 @@
+// The vocabulary shared by the control plane (signaling, REST) and the media engine.
+// Plain values only: the media core knows no JSON and no HTTP.
+
+/// A signaling session, as the engine sees it.
+public typealias SessionID = String
+
+/// An opaque publish or play handle chosen by the server.
+public typealias StreamHandle = String
+
+public enum StreamRole: String, Sendable {
+    case publish
+    case play
+}
+
+public enum StreamStatus: String, Sendable {
+    case pending = "PENDING"
+    case publishing = "PUBLISHING"
+    case playing = "PLAYING"
+    case stopped = "STOPPED"
+    case unpublished = "UNPUBLISHED"
+    case failed = "FAILED"
+
+    /// Whether a handle ends with this status (and signaling forgets it).
+    /// UNPUBLISHED on a `wait: true` play does not end it: see `MediaEvent.streamStatus.ends`.
+    public var isTerminal: Bool {
+        switch self {
+        case .stopped, .failed, .unpublished: return true
+        default: return false
+        }
+    }
+}
+
+/// Exact WCS-compatible `info` strings (PROTOCOL.md section 1).
+public enum StatusInfo {
+    public static let streamNameInUse = "Stream name is already in use"
+    public static let streamNotFound = "Stream not found"
+    public static let noCommonCodecs = "No common codecs"
+    public static let iceTimeout = "Failed by ICE timeout"
+    public static let dtlsError = "Failed by DTLS error"
+    public static let dtlsFingerprint = "Failed by DTLS fingerprint error"
+    public static let rtpActivity = "Failed by RTP activity"
+    public static let sessionDisconnect = "Stopped by session disconnect"
+    public static let publisherStop = "Stopped by publisher stop"
+    public static let user = "Stopped by user"
+    public static let restTerminate = "Stopped by rest /terminate"
+    public static let restrictedAccess = "Restricted access"
+    public static let constraintsExceedLimits = "Constraints exceed limits"
+}
+
+public enum MediaKind: String, Sendable {
+    case audio
+    case video
+}
+
+/// Play constraints for video (PROTOCOL.md "Constraints"). nil means "no cap".
+public struct VideoConstraints: Sendable, Equatable {
+    public enum Quality: Sendable, Equatable {
+        case auto, high, medium, low
+    }
+
+    public var width: Int?
+    public var height: Int?
+    public var fps: Int?
+    public var bitrateKbps: Int?
+    public var minBitrateKbps: Int?
+    public var maxBitrateKbps: Int?
+    public var quality: Quality
+
+    public init(width: Int? = nil, height: Int? = nil, fps: Int? = nil, bitrateKbps: Int? = nil,
+                minBitrateKbps: Int? = nil, maxBitrateKbps: Int? = nil, quality: Quality = .auto) {
+        self.width = width
+        self.height = height
+        self.fps = fps
+        self.bitrateKbps = bitrateKbps
+        self.minBitrateKbps = minBitrateKbps
+        self.maxBitrateKbps = maxBitrateKbps
+        self.quality = quality
+    }
+}
+
+public struct StreamConstraints: Sendable, Equatable {
+    /// false: this kind is not sent (publish) or not received (play).
+    public var audio: Bool
+    public var audioBitrateKbps: Int?
+    /// nil when `video: false`.
+    public var video: VideoConstraints?
+
+    public init(audio: Bool = true, audioBitrateKbps: Int? = nil, video: VideoConstraints? = VideoConstraints()) {
+        self.audio = audio
+        self.audioBitrateKbps = audioBitrateKbps
+        self.video = video
+    }
+}
+
+/// Application errors of PROTOCOL.md section 5 that the engine can raise.
+public enum MediaError: Error, Equatable, Sendable {
+    case streamNameInUse
+    case streamNotFound
+    case noCommonCodecs
+    /// `message` names the offending SDP line.
+    case badSDP(String)
+    case unknownHandle
+    case limitReached(String)
+    case constraintsExceedLimits
+    case wrongRole
+}
+
+/// What the engine tells the control plane, in order per handle.
+public enum MediaEvent: Sendable {
+    /// `ends` is true when the handle is gone after this status.
+    case streamStatus(session: SessionID, handle: StreamHandle, stream: String, role: StreamRole,
+                      status: StreamStatus, info: String?, ends: Bool)
+    /// `data` holds only JSON-friendly values: String, Int, Double, Bool.
+    case streamEvent(session: SessionID, handle: StreamHandle, stream: String, type: String,
+                     by: String?, data: [String: StreamEventValue])
+}
+
+public enum StreamEventValue: Sendable, Equatable {
+    case string(String)
+    case int(Int)
+    case double(Double)
+    case bool(Bool)
+}
+
+public struct PublishRequest: Sendable {
+    public var session: SessionID
+    public var stream: String
+    public var offer: String
+    public var constraints: StreamConstraints
+
+    public init(session: SessionID, stream: String, offer: String, constraints: StreamConstraints) {
+        self.session = session
+        self.stream = stream
+        self.offer = offer
+        self.constraints = constraints
+    }
+}
+
+public struct PlayRequest: Sendable {
+    public var session: SessionID
+    public var stream: String
+    public var offer: String
+    public var constraints: StreamConstraints
+    public var wait: Bool
+
+    public init(session: SessionID, stream: String, offer: String, constraints: StreamConstraints, wait: Bool) {
+        self.session = session
+        self.stream = stream
+        self.offer = offer
+        self.constraints = constraints
+        self.wait = wait
+    }
+}
+
+public struct MediaAnswer: Sendable {
+    public var handle: StreamHandle
+    public var sdp: String
+
+    public init(handle: StreamHandle, sdp: String) {
+        self.handle = handle
+        self.sdp = sdp
+    }
+}
+
+/// A snapshot of one kind's figures (PROTOCOL.md section 3).
+public struct KindStats: Sendable {
+    public var packets: UInt64 = 0
+    public var bytes: UInt64 = 0
+    public var bitrateKbps: Double = 0
+    public var packetsLost: Int64 = 0
+    public var fractionLost: Double = 0
+    public var jitterMs: Double = 0
+    public var rttMs: Double = 0
+    public var nacks: UInt64 = 0
+    public var plis: UInt64 = 0
+    public var firs: UInt64 = 0
+    public var codec: String?
+    // video only
+    public var fps: Double = 0
+    public var width: Int = 0
+    public var height: Int = 0
+    public var layer: Int?
+    public var keyFrames: UInt64 = 0
+
+    public init() {}
+}
+
+public struct HandleStats: Sendable {
+    public var handle: StreamHandle
+    public var stream: String
+    public var role: StreamRole
+    public var audio: KindStats?
+    public var video: KindStats?
+
+    public init(handle: StreamHandle, stream: String, role: StreamRole, audio: KindStats?, video: KindStats?) {
+        self.handle = handle
+        self.stream = stream
+        self.role = role
+        self.audio = audio
+        self.video = video
+    }
+}
