@@ -21,6 +21,13 @@ let package = Package(
     products: [
         .executable(name: "sluice", targets: ["sluice"]),
         .library(name: "SluiceServer", targets: ["SluiceServer"]),
+        // Parser modules as products, so the fuzz package (Fuzz/) can link them.
+        .library(name: "SluiceWire", targets: ["SluiceWire"]),
+        .library(name: "SluiceRTP", targets: ["SluiceRTP"]),
+        .library(name: "SluiceSDP", targets: ["SluiceSDP"]),
+        .library(name: "SluiceTransport", targets: ["SluiceTransport"]),
+        .library(name: "SluiceJSON", targets: ["SluiceJSON"]),
+        .library(name: "SluiceSignaling", targets: ["SluiceSignaling"]),
     ],
     targets: cLibraries + [
         .target(name: "SluiceWire", swiftSettings: swift5),

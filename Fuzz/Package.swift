@@ -1,0 +1,20 @@
+// swift-tools-version:6.0
+// libFuzzer targets for every parser that reads the network (DESIGN.md "Fuzzing").
+// Build and run with scripts/fuzz.sh; each target's seed corpus is Fuzz/Corpus/<target>/.
+import PackageDescription
+
+let fuzzFlags: [SwiftSetting] = [.swiftLanguageMode(.v5), .unsafeFlags(["-parse-as-library"])]
+
+func fuzzTarget(_ name: String, _ deps: [String]) -> Target {
+    .executableTarget(name: name,
+                      dependencies: deps.map { .product(name: $0, package: "main") },
+                      swiftSettings: fuzzFlags)
+}
+
+let package = Package(
+    name: "SluiceFuzz",
+    dependencies: [.package(name: "main", path: "..")],
+    targets: [
+        fuzzTarget("FuzzWire", ["SluiceWire"]),
+    ]
+)
