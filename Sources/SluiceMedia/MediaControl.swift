@@ -1,0 +1,16 @@
+/// What the control plane needs from the media side. `MediaEngine` is the real one;
+/// signaling unit tests may supply their own. All calls come from one control thread.
+public protocol MediaControl: AnyObject {
+    /// Called from any thread when events are waiting; set by the control plane.
+    var wakeup: @Sendable () -> Void { get set }
+    func publish(_ request: PublishRequest) throws(MediaError) -> MediaAnswer
+    func play(_ request: PlayRequest) throws(MediaError) -> MediaAnswer
+    func stop(handle: StreamHandle) throws(MediaError)
+    func stats(handle: StreamHandle) throws(MediaError) -> HandleStats
+    func requestKeyFrame(handle: StreamHandle) throws(MediaError)
+    func endSession(_ session: SessionID)
+    func drainEvents(_ body: (MediaEvent) -> Void)
+    func shutdown()
+}
+
+extension MediaEngine: MediaControl {}
