@@ -80,3 +80,41 @@ int sluice_sendmmsg(int fd, sluice_mmsg_batch *b, unsigned int count) {
     if (count > b->slots) count = b->slots;
     return sendmmsg(fd, b->msgs, count, MSG_DONTWAIT);
 }
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+int sluice_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int sluice_epoll_add(int epfd, int fd, uint64_t tag) {
+    struct epoll_event ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.events = EPOLLIN;
+    ev.data.u64 = tag;
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+int sluice_epoll_del(int epfd, int fd) { return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL); }
+
+int sluice_epoll_wait(int epfd, uint64_t *tags, int max, int timeout_ms) {
+    struct epoll_event evs[64];
+    if (max > 64) max = 64;
+    int n = epoll_wait(epfd, evs, max, timeout_ms);
+    for (int i = 0; i < n; i++) tags[i] = evs[i].data.u64;
+    return n;
+}
+
+int sluice_eventfd_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+void sluice_eventfd_signal(int fd) {
+    uint64_t one = 1;
+    ssize_t r = write(fd, &one, sizeof(one));
+    (void)r;
+}
+
+void sluice_eventfd_drain(int fd) {
+    uint64_t value;
+    ssize_t r = read(fd, &value, sizeof(value));
+    (void)r;
+}

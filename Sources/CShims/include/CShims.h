@@ -48,4 +48,14 @@ size_t sluice_mmsg_len(const sluice_mmsg_batch *batch, unsigned int i);
 int sluice_recvmmsg(int fd, sluice_mmsg_batch *batch, unsigned int count);
 int sluice_sendmmsg(int fd, sluice_mmsg_batch *batch, unsigned int count);
 
+// epoll and eventfd: glibc's epoll_event is packed on x86_64, so keep it on the C side.
+int sluice_epoll_create(void);
+int sluice_epoll_add(int epfd, int fd, uint64_t tag);   // level-triggered EPOLLIN
+int sluice_epoll_del(int epfd, int fd);
+// Waits up to timeout_ms; writes the ready tags; returns the count or -1 (errno).
+int sluice_epoll_wait(int epfd, uint64_t *tags, int max, int timeout_ms);
+int sluice_eventfd_create(void);
+void sluice_eventfd_signal(int fd);
+void sluice_eventfd_drain(int fd);
+
 #endif
