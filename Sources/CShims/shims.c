@@ -1,4 +1,6 @@
 #define _GNU_SOURCE 1
+#include <sys/socket.h>
+#include <netinet/in.h>
 #include "CShims.h"
 #include <openssl/ssl.h>
 #include <openssl/bio.h>
@@ -76,9 +78,10 @@ int sluice_recvmmsg(int fd, sluice_mmsg_batch *b, unsigned int count) {
     return recvmmsg(fd, b->msgs, count, MSG_DONTWAIT, NULL);
 }
 
-int sluice_sendmmsg(int fd, sluice_mmsg_batch *b, unsigned int count) {
-    if (count > b->slots) count = b->slots;
-    return sendmmsg(fd, b->msgs, count, MSG_DONTWAIT);
+int sluice_sendmmsg(int fd, sluice_mmsg_batch *b, unsigned int start, unsigned int count) {
+    if (start >= b->slots) return 0;
+    if (count > b->slots - start) count = b->slots - start;
+    return sendmmsg(fd, b->msgs + start, count, MSG_DONTWAIT);
 }
 
 #include <sys/epoll.h>

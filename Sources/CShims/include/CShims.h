@@ -1,16 +1,14 @@
 // What Swift cannot import directly: function-like C macros, LWS_PRE, and the
 // glibc mmsghdr batch calls (hidden from Swift unless _GNU_SOURCE is defined).
+// The header includes no system header that glibc's Swift module also defines, so the
+// two never disagree about a struct; the _GNU_SOURCE work stays in shims.c.
 #ifndef SLUICE_CSHIMS_H
 #define SLUICE_CSHIMS_H
 
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
-#include <sys/socket.h>
-#include <sys/types.h>
-#include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct sockaddr_storage;
 
 typedef struct ssl_st SSL;
 typedef struct ssl_ctx_st SSL_CTX;
@@ -46,7 +44,8 @@ void sluice_mmsg_set(sluice_mmsg_batch *batch, unsigned int i, void *buf, size_t
                      struct sockaddr_storage *addr);
 size_t sluice_mmsg_len(const sluice_mmsg_batch *batch, unsigned int i);
 int sluice_recvmmsg(int fd, sluice_mmsg_batch *batch, unsigned int count);
-int sluice_sendmmsg(int fd, sluice_mmsg_batch *batch, unsigned int count);
+// Sends slots start..<start+count; returns how many were sent, or -1.
+int sluice_sendmmsg(int fd, sluice_mmsg_batch *batch, unsigned int start, unsigned int count);
 
 // epoll and eventfd: glibc's epoll_event is packed on x86_64, so keep it on the C side.
 int sluice_epoll_create(void);

@@ -1,0 +1,24 @@
+import SluiceWire
+
+/// What the media engine needs from the server config (`rtc` and `limits`).
+public struct MediaEngineConfig: Sendable {
+    public var bindAddress: SocketAddress
+    /// First worker's port; worker i listens on basePort + i (0: ephemeral, for tests).
+    public var basePort: UInt16
+    public var workers: Int
+    public var announcedAddresses: [String]
+    public var iceConsentTimeoutSeconds: Int
+    public var maxStreams: Int
+    public var maxPlayersPerStream: Int
+
+    public init(bindAddress: SocketAddress, basePort: UInt16, workers: Int, announcedAddresses: [String],
+                iceConsentTimeoutSeconds: Int = 10, maxStreams: Int = 1000, maxPlayersPerStream: Int = 500) {
+        self.bindAddress = bindAddress
+        self.basePort = basePort
+        self.workers = workers
+        self.announcedAddresses = announcedAddresses
+        self.iceConsentTimeoutSeconds = iceConsentTimeoutSeconds
+        self.maxStreams = maxStreams
+        self.maxPlayersPerStream = maxPlayersPerStream
+    }
+}

@@ -1,0 +1,297 @@
+import CShims
+import Glibc
+import SluiceWire
+import Synchronization
+
+/// One media thread: an epoll loop over one UDP socket, an inbox for control commands and a
+/// periodic tick. Every transport, router and timer of the worker lives on this thread, so
+/// the packet path takes no lock (DESIGN.md "Threads").
+///
+/// Packet path: `recvmmsg` a batch -> demultiplex each datagram (RFC 7983 first byte) to its
+/// transport -> transports queue what they send -> one `sendmmsg` at the end of the batch.
+public final class MediaWorker: @unchecked Sendable {
+    public static let batchSize = 32
+    /// Outgoing datagrams queued per loop turn before a forced flush.
+    static let sendQueueCapacity = 256
+    /// Period of `tick` (DTLS timers, consent, RTCP reports).
+    public static let tickMicros: UInt64 = 10_000
+
+    public let index: Int
+    public let localAddress: SocketAddress
+    /// Buffers for everything the worker receives and sends. Worker thread only.
+    public let pool: PacketBufferPool
+
+    private let socketFD: Int32
+    private let epollFD: Int32
+    private let inboxFD: Int32
+    private let inbox = Mutex<[() -> Void]>([])
+    private let running = Atomic<Bool>(false)
+    private var thread: pthread_t?
+
+    // Receive side: one pool buffer per batch slot, swapped out if a consumer keeps it.
+    private let recvBatch: OpaquePointer
+    private var recvBuffers: [Int32]
+    private let recvAddresses: UnsafeMutablePointer<sockaddr_storage>
+
+    // Send side.
+    private let sendBatch: OpaquePointer
+    private var sendBuffers: [Int32]
+    private let sendAddresses: UnsafeMutablePointer<sockaddr_storage>
+    private var sendCount = 0
+
+    // Demultiplexing tables.
+    private var transportsByUfrag: [String: DatagramReceiver] = [:]
+    private var transportsByAddress: [SocketAddress: DatagramReceiver] = [:]
+    private var tickables: [ObjectIdentifier: WorkerTickable] = [:]
+    private var nextTick: UInt64 = 0
+
+    /// Counters for /metrics, read racily from the control thread.
+    public let datagramsIn = Atomic<UInt64>(0)
+    public let datagramsOut = Atomic<UInt64>(0)
+    public let datagramsDropped = Atomic<UInt64>(0)
+
+    public init(index: Int, bindAddress: SocketAddress, poolCapacity: Int = 8192) throws(WorkerError) {
+        self.index = index
+        pool = PacketBufferPool(capacity: poolCapacity)
+
+        let family = bindAddress.family == .ipv4 ? AF_INET : AF_INET6
+        let fd = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .socket("socket: \(String(cString: strerror(errno)))") }
+        var size: Int32 = 4 << 20
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        var storage = sockaddr_storage()
+        bindAddress.write(to: &storage)
+        let length = socklen_t(bindAddress.family == .ipv4 ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
+        let bound = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, length) }
+        }
+        guard bound == 0 else {
+            let message = String(cString: strerror(errno))
+            close(fd)
+            throw .socket("bind \(bindAddress): \(message)")
+        }
+        var actual = sockaddr_storage()
+        var actualLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) }
+        }
+        localAddress = SocketAddress(&actual) ?? bindAddress
+        socketFD = fd
+        epollFD = sluice_epoll_create()
+        inboxFD = sluice_eventfd_create()
+        _ = sluice_epoll_add(epollFD, socketFD, 1)
+        _ = sluice_epoll_add(epollFD, inboxFD, 2)
+
+        recvBatch = sluice_mmsg_batch_create(UInt32(Self.batchSize))
+        recvAddresses = .allocate(capacity: Self.batchSize)
+        recvAddresses.initialize(repeating: sockaddr_storage(), count: Self.batchSize)
+        recvBuffers = []
+        for i in 0..<Self.batchSize {
+            let buffer = pool.take()!
+            recvBuffers.append(buffer)
+            sluice_mmsg_set(recvBatch, UInt32(i), pool.pointer(buffer), PacketBufferPool.bufferSize, recvAddresses + i)
+        }
+        sendBatch = sluice_mmsg_batch_create(UInt32(Self.sendQueueCapacity))
+        sendAddresses = .allocate(capacity: Self.sendQueueCapacity)
+        sendAddresses.initialize(repeating: sockaddr_storage(), count: Self.sendQueueCapacity)
+        sendBuffers = [Int32](repeating: -1, count: Self.sendQueueCapacity)
+    }
+
+    deinit {
+        close(socketFD)
+        close(epollFD)
+        close(inboxFD)
+        sluice_mmsg_batch_destroy(recvBatch)
+        sluice_mmsg_batch_destroy(sendBatch)
+        recvAddresses.deallocate()
+        sendAddresses.deallocate()
+    }
+
+    // MARK: Control side (any thread)
+
+    public func start() {
+        running.store(true, ordering: .releasing)
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var tid = pthread_t()
+        pthread_create(&tid, nil, { raw in
+            let worker = Unmanaged<MediaWorker>.fromOpaque(raw!).takeRetainedValue()
+            worker.run()
+            return nil
+        }, context)
+        thread = tid
+    }
+
+    /// Asks the loop to finish its current turn and exit, then joins the thread.
+    public func stop() {
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        sluice_eventfd_signal(inboxFD)
+        if let thread { pthread_join(thread, nil) }
+        thread = nil
+    }
+
+    /// Runs `command` on the worker thread at its next loop turn, in submission order.
+    public func execute(_ command: @escaping () -> Void) {
+        inbox.withLock { $0.append(command) }
+        sluice_eventfd_signal(inboxFD)
+    }
+
+    // MARK: Worker thread
+
+    public func register(ufrag: String, receiver: DatagramReceiver) {
+        transportsByUfrag[ufrag] = receiver
+    }
+
+    public func unregister(receiver: DatagramReceiver) {
+        transportsByUfrag = transportsByUfrag.filter { $0.value !== receiver }
+        transportsByAddress = transportsByAddress.filter { $0.value !== receiver }
+        tickables[ObjectIdentifier(receiver)] = nil
+    }
+
+    /// Routes DTLS and SRTP from `address` to `receiver` (after ICE confirmed the tuple).
+    public func bind(address: SocketAddress, to receiver: DatagramReceiver) {
+        transportsByAddress[address] = receiver
+    }
+
+    public func addTickable(_ item: WorkerTickable) {
+        tickables[ObjectIdentifier(item)] = item
+    }
+
+    public func removeTickable(_ item: WorkerTickable) {
+        tickables[ObjectIdentifier(item)] = nil
+    }
+
+    /// Queues pool buffer `buffer` (its first `length` bytes) for `address`. The worker owns
+    /// the buffer from here and returns it to the pool after sending.
+    @inline(__always)
+    public func queueSend(buffer: Int32, length: Int, to address: SocketAddress) {
+        if sendCount == Self.sendQueueCapacity { flushSends() }
+        let slot = sendCount
+        sendBuffers[slot] = buffer
+        address.write(to: sendAddresses + slot)
+        sluice_mmsg_set(sendBatch, UInt32(slot), pool.pointer(buffer), length, sendAddresses + slot)
+        sendCount += 1
+    }
+
+    /// Copies `bytes` into a pool buffer and queues it. For control-rate packets (STUN, DTLS).
+    public func queueSend(copying bytes: UnsafeRawBufferPointer, to address: SocketAddress) {
+        guard bytes.count <= PacketBufferPool.bufferSize, let buffer = pool.take() else {
+            datagramsDropped.add(1, ordering: .relaxed)
+            return
+        }
+        pool.pointer(buffer).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        queueSend(buffer: buffer, length: bytes.count, to: address)
+    }
+
+    private func run() {
+        var tags = [UInt64](repeating: 0, count: 8)
+        while running.load(ordering: .acquiring) {
+            let now = MonotonicClock.nowMicros()
+            let waitMs = nextTick > now ? Int32((nextTick - now + 999) / 1000) : 0
+            let ready = tags.withUnsafeMutableBufferPointer {
+                sluice_epoll_wait(epollFD, $0.baseAddress, 8, waitMs)
+            }
+            if ready > 0 {
+                for i in 0..<Int(ready) {
+                    if tags[i] == 2 { drainInbox() } else { receiveBatches() }
+                }
+            }
+            let after = MonotonicClock.nowMicros()
+            if after >= nextTick {
+                nextTick = after + Self.tickMicros
+                for item in tickables.values { item.tick(now: after) }
+            }
+            flushSends()
+        }
+        // Run what is left in the inbox so that shutdown commands take effect.
+        drainInbox()
+        flushSends()
+    }
+
+    private func drainInbox() {
+        sluice_eventfd_drain(inboxFD)
+        let commands = inbox.withLock { queue -> [() -> Void] in
+            let taken = queue
+            queue.removeAll(keepingCapacity: true)
+            return taken
+        }
+        for command in commands { command() }
+    }
+
+    private func receiveBatches() {
+        // Bounded, so that the inbox and timers get their turn under load.
+        for _ in 0..<8 {
+            let received = sluice_recvmmsg(socketFD, recvBatch, UInt32(Self.batchSize))
+            guard received > 0 else { return }
+            datagramsIn.add(UInt64(received), ordering: .relaxed)
+            let now = MonotonicClock.nowMicros()
+            for slot in 0..<Int(received) {
+                let length = sluice_mmsg_len(recvBatch, UInt32(slot))
+                guard let source = SocketAddress(recvAddresses + slot) else { continue }
+                let bytes = UnsafeMutableRawBufferPointer(start: pool.pointer(recvBuffers[slot]), count: length)
+                dispatch(bytes, from: source, now: now)
+            }
+            flushSends()
+            if received < Self.batchSize { return }
+        }
+    }
+
+    /// RFC 7983 demultiplexing: STUN goes by ICE username, everything else by remote tuple.
+    @inline(__always)
+    private func dispatch(_ bytes: UnsafeMutableRawBufferPointer, from source: SocketAddress, now: UInt64) {
+        guard bytes.count > 0 else { return }
+        let first = bytes[0]
+        if first < 4 {
+            if let receiver = transportsByAddress[source] {
+                receiver.receive(bytes, from: source, now: now)
+            } else if let ufrag = ICEUsername.localUfrag(inBindingRequest: UnsafeRawBufferPointer(bytes)),
+                      let receiver = transportsByUfrag[ufrag] {
+                receiver.receive(bytes, from: source, now: now)
+            } else {
+                datagramsDropped.add(1, ordering: .relaxed)
+            }
+            return
+        }
+        guard let receiver = transportsByAddress[source] else {
+            datagramsDropped.add(1, ordering: .relaxed)
+            return
+        }
+        receiver.receive(bytes, from: source, now: now)
+    }
+
+    private func flushSends() {
+        var sent = 0
+        while sent < sendCount {
+            let result = Int(sluice_sendmmsg(socketFD, sendBatch, UInt32(sent), UInt32(sendCount - sent)))
+            if result <= 0 {
+                // EAGAIN or an unreachable peer: drop the rest rather than stall the loop.
+                datagramsDropped.add(UInt64(sendCount - sent), ordering: .relaxed)
+                break
+            }
+            sent += result
+        }
+        datagramsOut.add(UInt64(sent), ordering: .relaxed)
+        for i in 0..<sendCount { pool.give(sendBuffers[i]) }
+        sendCount = 0
+    }
+}
+
+public enum WorkerError: Error, CustomStringConvertible {
+    case socket(String)
+
+    public var description: String {
+        switch self {
+        case .socket(let message): return message
+        }
+    }
+}
+
+/// Anything the worker hands datagrams to: a WebRTC transport.
+public protocol DatagramReceiver: AnyObject {
+    func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: SocketAddress, now: UInt64)
+}
+
+/// Anything that needs the worker's periodic tick.
+public protocol WorkerTickable: AnyObject {
+    func tick(now: UInt64)
+}
