@@ -1,46 +1,271 @@
+import SluiceSDP
+import SluiceTransport
+import SluiceWire
+import Synchronization
+
 /// The control-plane face of the media side. Called from one control thread (the
 /// signaling service thread). Registry decisions (1003, 1004) and SDP negotiation happen
 /// here synchronously, so `publish` and `play` return the answer at once; what happens
 /// later on the media workers arrives as `MediaEvent`s.
 ///
-/// Event delivery: the engine queues events from any thread and calls `wakeup`; the
-/// control thread then calls `drainEvents`. A reply to a request is therefore always
-/// sent before the notifications it causes (PROTOCOL.md "Order").
-public final class MediaEngine {
-    /// Called from any thread when events are waiting. Must be cheap and non-blocking.
+/// Event delivery: events are queued and `wakeup` is called; the control thread then calls
+/// `drainEvents`. A reply to a request is therefore always sent before the notifications it
+/// causes (PROTOCOL.md "Order").
+public final class MediaEngine: @unchecked Sendable {
     public var wakeup: @Sendable () -> Void = {}
 
-    public init() {}
+    public let config: MediaEngineConfig
+    public let workers: [MediaWorker]
+    let workerMedia: [WorkerMedia]
+    let negotiator: Negotiation
+
+    // Control-thread state.
+    private var streams: [String: StreamEntry] = [:]
+    private var handles: [StreamHandle: HandleEntry] = [:]
+    private var pending: [MediaEvent] = []
+
+    // Filled by workers from their threads.
+    private let workerEvents = Mutex<[WorkerEvent]>([])
+    let statsBoard = StatsBoard()
+
+    private struct StreamEntry {
+        var publisher: StreamHandle?
+        var publisherTracks: (audio: TrackParameters?, video: TrackParameters?) = (nil, nil)
+        var players: [StreamHandle] = []
+    }
+
+    private struct HandleEntry {
+        var session: SessionID
+        var stream: String
+        var role: StreamRole
+        var wait: Bool
+        var worker: Int
+        var announcedPublishing = false
+    }
+
+    public init(config: MediaEngineConfig) throws {
+        self.config = config
+        let security = try DTLSSecurity.make()
+        negotiator = Negotiation(fingerprint: security.fingerprint)
+        var workers: [MediaWorker] = []
+        for i in 0..<max(1, config.workers) {
+            let port = config.basePort == 0 ? 0 : config.basePort + UInt16(i)
+            let address = SocketAddress(host: config.bindAddress.host, port: port) ?? config.bindAddress
+            workers.append(try MediaWorker(index: i, bindAddress: address))
+        }
+        self.workers = workers
+        workerMedia = workers.map { WorkerMedia(worker: $0, security: security) }
+        for media in workerMedia {
+            media.report = { [weak self] event in self?.post(event) }
+            media.statsBoard = statsBoard
+        }
+        for worker in workers { worker.start() }
+    }
+
+    /// The media port of each worker (after binding, so an ephemeral port is known).
+    public var ports: [UInt16] { workers.map(\.localAddress.port) }
+
+    // MARK: Requests
 
     public func publish(_ request: PublishRequest) throws(MediaError) -> MediaAnswer {
-        throw .limitReached("media engine not started")
+        if streams[request.stream]?.publisher != nil { throw .streamNameInUse }
+        if streams[request.stream] == nil, streams.count >= config.maxStreams {
+            throw .limitReached("Too many streams (limits.maxStreams is \(config.maxStreams))")
+        }
+        let worker = workerIndex(for: request.stream)
+        let handle = Self.makeHandle(prefix: "pub")
+        let (answer, parameters) = try negotiator.negotiate(
+            offer: request.offer, role: .publish, handle: handle, stream: request.stream,
+            candidates: candidates(worker: worker), publisherTracks: nil, constraints: request.constraints,
+            consentTimeoutMicros: UInt64(config.iceConsentTimeoutSeconds) * 1_000_000)
+        var entry = streams[request.stream] ?? StreamEntry()
+        entry.publisher = handle
+        entry.publisherTracks = (parameters.audio, parameters.video)
+        streams[request.stream] = entry
+        handles[handle] = HandleEntry(session: request.session, stream: request.stream, role: .publish,
+                                      wait: false, worker: worker)
+        let media = workerMedia[worker]
+        workers[worker].execute { media.addPublisher(parameters) }
+        emitStatus(handle, .pending, info: nil, ends: false)
+        return MediaAnswer(handle: handle, sdp: answer)
     }
 
     public func play(_ request: PlayRequest) throws(MediaError) -> MediaAnswer {
-        throw .limitReached("media engine not started")
+        let entry = streams[request.stream]
+        if entry?.publisher == nil && !request.wait { throw .streamNotFound }
+        if let entry, entry.players.count >= config.maxPlayersPerStream {
+            throw .limitReached("Too many players (limits.maxPlayersPerStream is \(config.maxPlayersPerStream))")
+        }
+        if entry == nil, streams.count >= config.maxStreams {
+            throw .limitReached("Too many streams (limits.maxStreams is \(config.maxStreams))")
+        }
+        let worker = workerIndex(for: request.stream)
+        let handle = Self.makeHandle(prefix: "play")
+        let (answer, parameters) = try negotiator.negotiate(
+            offer: request.offer, role: .play, handle: handle, stream: request.stream,
+            candidates: candidates(worker: worker), publisherTracks: entry?.publisherTracks,
+            constraints: request.constraints,
+            consentTimeoutMicros: UInt64(config.iceConsentTimeoutSeconds) * 1_000_000)
+        var updated = entry ?? StreamEntry()
+        updated.players.append(handle)
+        streams[request.stream] = updated
+        handles[handle] = HandleEntry(session: request.session, stream: request.stream, role: .play,
+                                      wait: request.wait, worker: worker)
+        let media = workerMedia[worker]
+        let constraints = request.constraints
+        workers[worker].execute { media.addPlayer(parameters, constraints: constraints) }
+        emitStatus(handle, .pending, info: nil, ends: false)
+        return MediaAnswer(handle: handle, sdp: answer)
     }
 
-    /// The handle's own `stop` ("Stopped by user").
     public func stop(handle: StreamHandle) throws(MediaError) {
-        throw .unknownHandle
+        guard handles[handle] != nil else { throw .unknownHandle }
+        end(handle, info: StatusInfo.user)
     }
 
     public func stats(handle: StreamHandle) throws(MediaError) -> HandleStats {
-        throw .unknownHandle
+        guard let entry = handles[handle] else { throw .unknownHandle }
+        return statsBoard.snapshot(handle) ?? HandleStats(handle: handle, stream: entry.stream, role: entry.role,
+                                                          audio: nil, video: nil)
     }
 
-    /// Asks the publisher for a key frame on behalf of a player, or throws.
     public func requestKeyFrame(handle: StreamHandle) throws(MediaError) {
-        throw .unknownHandle
+        guard let entry = handles[handle] else { throw .unknownHandle }
+        let media = workerMedia[entry.worker]
+        workers[entry.worker].execute { media.requestKeyFrame(for: handle) }
     }
 
-    /// Ends every handle of a session ("Stopped by session disconnect"); the players of
-    /// its streams get UNPUBLISHED "Stopped by publisher stop".
-    public func endSession(_ session: SessionID) {}
+    /// Ends a stream's publisher from the admin API ("Stopped by rest /terminate").
+    public func terminate(stream: String) throws(MediaError) {
+        guard let publisher = streams[stream]?.publisher else { throw .streamNotFound }
+        end(publisher, info: StatusInfo.restTerminate)
+    }
 
-    /// Hands every queued event to `body`, in order, on the caller's thread.
-    public func drainEvents(_ body: (MediaEvent) -> Void) {}
+    public func endSession(_ session: SessionID) {
+        let owned = handles.filter { $0.value.session == session }
+        // Publishers first, so the session's own players are not told twice.
+        for (handle, entry) in owned where entry.role == .publish {
+            end(handle, info: StatusInfo.sessionDisconnect)
+        }
+        for (handle, entry) in owned where entry.role == .play && handles[handle] != nil {
+            end(handle, info: StatusInfo.sessionDisconnect)
+        }
+    }
 
-    /// Stops all workers after ending every handle. Events for the endings are queued first.
-    public func shutdown() {}
+    public func drainEvents(_ body: (MediaEvent) -> Void) {
+        let raw = workerEvents.withLock { queue -> [WorkerEvent] in
+            let taken = queue
+            queue.removeAll()
+            return taken
+        }
+        for event in raw { apply(event) }
+        let out = pending
+        pending.removeAll()
+        for event in out { body(event) }
+    }
+
+    public func shutdown() {
+        for (session) in Set(handles.values.map(\.session)) { endSession(session) }
+        for worker in workers { worker.stop() }
+    }
+
+    public var sessionCount: Int { Set(handles.values.map(\.session)).count }
+    public var streamNames: [String] { streams.compactMap { $0.value.publisher == nil ? nil : $0.key }.sorted() }
+
+    // MARK: Internals
+
+    /// Ends a handle with its own status; a publisher's players learn that it went away.
+    private func end(_ handle: StreamHandle, info: String) {
+        guard let entry = handles.removeValue(forKey: handle) else { return }
+        let media = workerMedia[entry.worker]
+        workers[entry.worker].execute { media.remove(handle) }
+        statsBoard.remove(handle)
+        let status: StreamStatus = info.hasPrefix("Failed") ? .failed
+            : (entry.role == .publish ? .unpublished : .stopped)
+        emitStatus(handle, status, info: info, ends: true, entry: entry)
+        guard var stream = streams[entry.stream] else { return }
+        if entry.role == .publish, stream.publisher == handle {
+            stream.publisher = nil
+            stream.publisherTracks = (nil, nil)
+            for player in stream.players {
+                guard let playerEntry = handles[player] else { continue }
+                if playerEntry.wait {
+                    emitStatus(player, .unpublished, info: StatusInfo.publisherStop, ends: false)
+                } else {
+                    handles[player] = nil
+                    statsBoard.remove(player)
+                    workers[playerEntry.worker].execute { media.remove(player) }
+                    emitStatus(player, .unpublished, info: StatusInfo.publisherStop, ends: true, entry: playerEntry)
+                }
+            }
+            stream.players.removeAll { handles[$0] == nil }
+        } else {
+            stream.players.removeAll { $0 == handle }
+        }
+        if stream.publisher == nil && stream.players.isEmpty {
+            streams[entry.stream] = nil
+        } else {
+            streams[entry.stream] = stream
+        }
+    }
+
+    private func apply(_ event: WorkerEvent) {
+        switch event {
+        case .publishing(let handle):
+            guard var entry = handles[handle], entry.role == .publish, !entry.announcedPublishing else { return }
+            entry.announcedPublishing = true
+            handles[handle] = entry
+            emitStatus(handle, .publishing, info: nil, ends: false)
+        case .playing(let handle):
+            guard let entry = handles[handle], entry.role == .play else { return }
+            emitStatus(handle, .playing, info: nil, ends: false)
+        case .failed(let handle, let info):
+            guard handles[handle] != nil else { return }
+            end(handle, info: info)
+        case .streamEvent(let handle, let type, let by, let data):
+            guard let entry = handles[handle] else { return }
+            pending.append(.streamEvent(session: entry.session, handle: handle, stream: entry.stream,
+                                        type: type, by: by, data: data))
+        }
+    }
+
+    private func emitStatus(_ handle: StreamHandle, _ status: StreamStatus, info: String?, ends: Bool,
+                            entry: HandleEntry? = nil) {
+        guard let entry = entry ?? handles[handle] else { return }
+        pending.append(.streamStatus(session: entry.session, handle: handle, stream: entry.stream,
+                                     role: entry.role, status: status, info: info, ends: ends))
+        wakeup()
+    }
+
+    /// Called from worker threads.
+    private func post(_ event: WorkerEvent) {
+        workerEvents.withLock { $0.append(event) }
+        wakeup()
+    }
+
+    /// A stream lives on one worker, chosen from its name, so that a player waiting for a
+    /// name and the publisher who comes later meet on the same worker.
+    private func workerIndex(for stream: String) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in stream.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int(hash % UInt64(workers.count))
+    }
+
+    private func candidates(worker: Int) -> [(host: String, port: UInt16)] {
+        let port = workers[worker].localAddress.port
+        return config.announcedAddresses.map { ($0, port) }
+    }
+
+    static func makeHandle(prefix: String) -> StreamHandle {
+        prefix + "-" + RandomToken.make(length: 16)
+    }
+}
+
+enum RandomToken {
+    private static let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+
+    static func make(length: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
+    }
 }

@@ -244,8 +244,8 @@ public final class MediaWorker: @unchecked Sendable {
         if first < 4 {
             if let receiver = transportsByAddress[source] {
                 receiver.receive(bytes, from: source, now: now)
-            } else if let ufrag = ICEUsername.localUfrag(inBindingRequest: UnsafeRawBufferPointer(bytes)),
-                      let receiver = transportsByUfrag[ufrag] {
+            } else if let ufrag = ICELiteServer.localUfrag(inBindingRequest: UnsafeRawBufferPointer(bytes)),
+                      let receiver = transportsByUfrag[String(decoding: ufrag, as: UTF8.self)] {
                 receiver.receive(bytes, from: source, now: now)
             } else {
                 datagramsDropped.add(1, ordering: .relaxed)

@@ -1,0 +1,36 @@
+import SluiceRTP
+
+/// The codecs the forwarder looks inside: only to find key frames and their size.
+enum CodecKind {
+    case vp8, vp9, h264, av1, opus, other
+
+    init(_ name: String) {
+        switch name.lowercased() {
+        case "vp8": self = .vp8
+        case "vp9": self = .vp9
+        case "h264": self = .h264
+        case "av1", "av1x": self = .av1
+        case "opus": self = .opus
+        default: self = .other
+        }
+    }
+
+    @inline(__always)
+    func isKeyFrame(_ payload: UnsafeRawBufferPointer) -> Bool {
+        switch self {
+        case .vp8: return VP8PayloadDescriptor(parsing: payload)?.isKeyFrame ?? false
+        case .vp9: return VP9PayloadDescriptor(parsing: payload)?.isKeyFrame ?? false
+        case .h264: return H264Payload.isKeyFrame(payload)
+        case .av1: return AV1AggregationHeader(parsing: payload)?.startsNewCodedVideoSequence ?? false
+        case .opus, .other: return false
+        }
+    }
+
+    func keyFrameSize(_ payload: UnsafeRawBufferPointer) -> (width: Int, height: Int)? {
+        switch self {
+        case .vp8: return VP8PayloadDescriptor(parsing: payload)?.keyFrameSize(in: payload)
+        case .h264: return H264Payload.resolution(payload)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,236 @@
+import SluiceRTP
+import SluiceTransport
+import SluiceWire
+
+/// The player side of one stream: decides per packet whether to forward, rewrites SSRC,
+/// payload type, sequence number, timestamp and header extensions to what this player
+/// negotiated, writes the packet once into an outgoing buffer and hands it to the transport.
+final class Consumer: WebRTCTransportDelegate, WorkerTickable {
+    let parameters: EndpointParameters
+    let constraints: StreamConstraints
+    let transport: WebRTCTransport
+    weak var router: Router?
+    var report: (WorkerEvent) -> Void = { _ in }
+
+    private var audio: Track?
+    private var video: Track?
+    private var announcedPlaying = false
+    private var hasSource = false
+    private var transportSequence: UInt16 = 1
+    private var nextReport: UInt64 = 0
+    private var rtcpScratch = [UInt8](repeating: 0, count: 1500)
+    private let statsBoard: StatsBoard?
+    private var rttMillis: Double = 0
+    private var remoteFractionLost: Double = 0
+    private var remoteJitterMs: Double = 0
+    private var remoteLost: Int64 = 0
+    private var plisReceived: UInt64 = 0
+    private var firsReceived: UInt64 = 0
+    private var nacksReceived: UInt64 = 0
+
+    struct Track {
+        let parameters: TrackParameters
+        let mid: [UInt8]
+        var enabled: Bool
+        var munger: SequenceMunger
+        /// Set when the source changed: wait for a restart point (a key frame for video).
+        var needsRestart = true
+        var packets: UInt64 = 0
+        var bytes: UInt64 = 0
+        var bitrate = BitrateMeter()
+        var lastRTPTimestamp: UInt32 = 0
+        var lastSendMicros: UInt64 = 0
+        var keyFrames: UInt64 = 0
+
+        init(parameters: TrackParameters, enabled: Bool) {
+            self.parameters = parameters
+            mid = Array(parameters.mid.utf8)
+            self.enabled = enabled
+            munger = SequenceMunger(initialSequence: UInt16.random(in: 1..<0x4000),
+                                    initialTimestamp: UInt32.random(in: 0..<0x4000_0000))
+        }
+    }
+
+    init(parameters: EndpointParameters, constraints: StreamConstraints, transport: WebRTCTransport,
+         statsBoard: StatsBoard?) {
+        self.parameters = parameters
+        self.constraints = constraints
+        self.transport = transport
+        self.statsBoard = statsBoard
+        if let a = parameters.audio { audio = Track(parameters: a, enabled: constraints.audio) }
+        if let v = parameters.video { video = Track(parameters: v, enabled: constraints.video != nil) }
+    }
+
+    /// A publisher arrived or left. The next packet of each kind restarts the output
+    /// sequence right after the last one sent, so the player sees no gap.
+    func sourceChanged(_ producer: Producer?) {
+        hasSource = producer != nil
+        audio?.needsRestart = true
+        video?.needsRestart = true
+        announcedPlaying = false
+        if producer != nil, transport.isConnected { router?.requestKeyFrame() }
+    }
+
+    // MARK: Forwarding (hot path)
+
+    @inline(__always)
+    func forward(_ item: borrowing ForwardedPacket) {
+        guard transport.isConnected else { return }
+        if item.kind == .audio {
+            guard audio != nil, audio!.enabled else { return }
+            send(item, track: &audio!)
+        } else {
+            guard video != nil, video!.enabled else { return }
+            send(item, track: &video!)
+        }
+    }
+
+    @inline(__always)
+    private func send(_ item: borrowing ForwardedPacket, track: inout Track) {
+        let packet = item.packet
+        if track.needsRestart {
+            if item.kind == .video && !item.isKeyFrame {
+                router?.requestKeyFrame()
+                return
+            }
+            track.munger.restart(atSequence: packet.sequenceNumber, timestamp: packet.timestamp,
+                                 clockRate: item.clockRate, now: item.now)
+            track.needsRestart = false
+        }
+        guard case .forward(let sequence, let timestamp) = track.munger.map(
+            sequence: packet.sequenceNumber, timestamp: packet.timestamp, now: item.now) else { return }
+
+        let pool = transport.worker.pool
+        guard let buffer = pool.take() else { return }
+        let raw = UnsafeMutableRawBufferPointer(start: pool.pointer(buffer), count: PacketBufferPool.bufferSize)
+        var writer = ByteWriter(raw)
+        var extensions = RTPHeaderExtensionList()
+        let ids = track.parameters.extensions
+        if let id = ids.mid { _ = track.mid.withUnsafeBytes { extensions.append(id: id, value: $0) } }
+        if let id = ids.absSendTime { _ = extensions.append(id: id, uint24: AbsSendTime.value(micros: item.now)) }
+        if let id = ids.transportCC {
+            _ = extensions.append(id: id, uint16: transportSequence)
+            transportSequence &+= 1
+        }
+        if let id = ids.audioLevel, let level = item.audioLevel { _ = extensions.append(id: id, uint8: level) }
+        let header = RTPHeader(marker: packet.marker, payloadType: track.parameters.payloadType,
+                               sequenceNumber: sequence, timestamp: timestamp, ssrc: track.parameters.localSSRC)
+        _ = header.write(into: &writer, extensions: extensions)
+        writer.write(bytes: UnsafeRawBufferPointer(packet.payload))
+        guard !writer.overflowed else {
+            pool.give(buffer)
+            return
+        }
+        track.packets += 1
+        track.bytes += UInt64(writer.offset)
+        track.lastRTPTimestamp = timestamp
+        track.lastSendMicros = item.now
+        if item.isKeyFrame { track.keyFrames += 1 }
+        transport.sendRTP(buffer: buffer, length: writer.offset)
+        if !announcedPlaying {
+            announcedPlaying = true
+            report(.playing(parameters.handle))
+        }
+    }
+
+    // MARK: Transport delegate
+
+    func transportDidConnect(_ transport: WebRTCTransport) {
+        if hasSource { router?.requestKeyFrame() }
+    }
+
+    func transport(_ transport: WebRTCTransport, didFail info: String) {
+        report(.failed(parameters.handle, info: info))
+    }
+
+    func transport(_ transport: WebRTCTransport, didReceiveRTP bytes: UnsafeMutableRawBufferPointer, now: UInt64) {
+        // A player sends no media; ignore it.
+    }
+
+    func transport(_ transport: WebRTCTransport, didReceiveRTCP bytes: UnsafeMutableRawBufferPointer, now: UInt64) {
+        var iterator = RTCPCompoundIterator(UnsafeRawBufferPointer(bytes))
+        while let (packet, _) = iterator.next() {
+            switch packet.packetType {
+            case RTCPPacketType.payloadFeedback where packet.count == 1:
+                plisReceived += 1
+                router?.requestKeyFrame()
+            case RTCPPacketType.payloadFeedback where packet.count == 4:
+                firsReceived += 1
+                router?.requestKeyFrame()
+            case RTCPPacketType.transportFeedback where packet.count == 1:
+                nacksReceived += 1
+            case RTCPPacketType.receiverReport:
+                guard let rr = RTCPReceiverReport(parsing: packet.bytes) else { continue }
+                for block in rr.reportBlocks where block.ssrc == video?.parameters.localSSRC || block.ssrc == audio?.parameters.localSSRC {
+                    remoteFractionLost = Double(block.fractionLost) / 256
+                    remoteLost = Int64(block.cumulativeLost)
+                    let clock = block.ssrc == video?.parameters.localSSRC ? 90_000.0 : 48_000.0
+                    remoteJitterMs = Double(block.jitter) * 1000 / clock
+                    if block.lastSenderReport != 0 {
+                        let nowNTP = UInt32(truncatingIfNeeded: MonotonicClock.ntpNow() >> 16)
+                        let rtt = nowNTP &- block.lastSenderReport &- block.delaySinceLastSenderReport
+                        if rtt < 65536 * 10 { rttMillis = Double(rtt) * 1000 / 65536 }
+                    }
+                }
+            default:
+                continue
+            }
+        }
+    }
+
+    // MARK: Reports
+
+    func tick(now: UInt64) {
+        guard now >= nextReport else { return }
+        nextReport = now + 1_000_000
+        audio?.bitrate.sample(totalBytes: audio!.bytes, now: now)
+        video?.bitrate.sample(totalBytes: video!.bytes, now: now)
+        if transport.isConnected { sendSenderReports(now: now) }
+        statsBoard?.publish(stats())
+    }
+
+    /// One SR per sending SSRC, mapping wall-clock time to the RTP clock of the last packet
+    /// sent, extrapolated to now, so the player can sync audio and video.
+    private func sendSenderReports(now: UInt64) {
+        let ntp = MonotonicClock.ntpNow()
+        for track in [audio, video] {
+            guard let track, track.packets > 0 else { continue }
+            let elapsed = now > track.lastSendMicros ? now - track.lastSendMicros : 0
+            let rtp = track.lastRTPTimestamp &+ UInt32(truncatingIfNeeded: elapsed * UInt64(track.parameters.clockRate) / 1_000_000)
+            let sr = RTCPSenderReport(ssrc: track.parameters.localSSRC, ntpTimestamp: ntp, rtpTimestamp: rtp,
+                                      packetCount: UInt32(truncatingIfNeeded: track.packets),
+                                      octetCount: UInt32(truncatingIfNeeded: track.bytes), reportBlocks: [])
+            rtcpScratch.withUnsafeMutableBytes { raw in
+                var writer = ByteWriter(raw)
+                sr.write(into: &writer)
+                guard !writer.overflowed else { return }
+                transport.sendRTCP(UnsafeRawBufferPointer(rebasing: raw[0..<writer.offset]))
+            }
+        }
+    }
+
+    func stats() -> HandleStats {
+        func kindStats(_ track: Track?) -> KindStats? {
+            guard let track else { return nil }
+            var s = KindStats()
+            s.packets = track.packets
+            s.bytes = track.bytes
+            s.bitrateKbps = track.bitrate.kbps
+            s.codec = track.parameters.codecName
+            s.rttMs = rttMillis
+            s.fractionLost = remoteFractionLost
+            s.packetsLost = remoteLost
+            s.jitterMs = remoteJitterMs
+            s.keyFrames = track.keyFrames
+            if track.parameters.kind == .video {
+                s.plis = plisReceived
+                s.firs = firsReceived
+                s.nacks = nacksReceived
+                s.layer = 0
+            }
+            return s
+        }
+        return HandleStats(handle: parameters.handle, stream: parameters.stream, role: .play,
+                           audio: kindStats(audio), video: kindStats(video))
+    }
+}

@@ -1,0 +1,14 @@
+import SluiceRTP
+
+/// What a producer hands to its consumers for one incoming packet: a view of the
+/// decrypted packet and what the producer learned about it. Lives for the duration of the
+/// fan-out only; nothing is copied until a consumer writes its outgoing buffer.
+struct ForwardedPacket: ~Copyable {
+    let packet: RTPPacket
+    let kind: MediaKind
+    let isKeyFrame: Bool
+    let clockRate: UInt32
+    /// Audio level of the source, when it sent one (RFC 6464), as its raw byte.
+    let audioLevel: UInt8?
+    let now: UInt64
+}

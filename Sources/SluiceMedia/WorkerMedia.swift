@@ -1,0 +1,85 @@
+import SluiceTransport
+
+/// The media state of one worker: its routers and endpoints. Every method runs on the
+/// worker's thread (reached through `MediaWorker.execute`), so none of it is locked.
+final class WorkerMedia {
+    let worker: MediaWorker
+    let security: DTLSSecurity
+    var report: (WorkerEvent) -> Void = { _ in }
+    var statsBoard: StatsBoard?
+
+    private var routers: [String: Router] = [:]
+    private var producers: [StreamHandle: Producer] = [:]
+    private var consumers: [StreamHandle: Consumer] = [:]
+
+    init(worker: MediaWorker, security: DTLSSecurity) {
+        self.worker = worker
+        self.security = security
+    }
+
+    func addPublisher(_ parameters: EndpointParameters) {
+        let transport = makeTransport(parameters)
+        let producer = Producer(parameters: parameters, transport: transport, statsBoard: statsBoard)
+        producer.report = report
+        transport.delegate = producer
+        worker.addTickable(producer)
+        producers[parameters.handle] = producer
+        router(parameters.stream).attach(producer)
+    }
+
+    func addPlayer(_ parameters: EndpointParameters, constraints: StreamConstraints) {
+        let transport = makeTransport(parameters)
+        let consumer = Consumer(parameters: parameters, constraints: constraints, transport: transport,
+                                statsBoard: statsBoard)
+        consumer.report = report
+        transport.delegate = consumer
+        worker.addTickable(consumer)
+        consumers[parameters.handle] = consumer
+        let router = router(parameters.stream)
+        consumer.router = router
+        router.add(consumer)
+    }
+
+    func remove(_ handle: StreamHandle) {
+        if let producer = producers.removeValue(forKey: handle) {
+            worker.removeTickable(producer)
+            producer.transport.close()
+            if let router = producer.router {
+                router.detach(producer)
+                dropIfEmpty(router)
+            }
+        } else if let consumer = consumers.removeValue(forKey: handle) {
+            worker.removeTickable(consumer)
+            consumer.transport.close()
+            if let router = consumer.router {
+                router.remove(consumer)
+                dropIfEmpty(router)
+            }
+        }
+    }
+
+    func requestKeyFrame(for handle: StreamHandle) {
+        consumers[handle]?.router?.requestKeyFrame()
+    }
+
+    private func makeTransport(_ parameters: EndpointParameters) -> WebRTCTransport {
+        WebRTCTransport(worker: worker, security: security, parameters: TransportParameters(
+            localUfrag: parameters.localUfrag, localPassword: parameters.localPassword,
+            remoteUfrag: parameters.remoteUfrag, remotePassword: parameters.remotePassword,
+            remoteFingerprintAlgorithm: parameters.remoteFingerprintAlgorithm,
+            remoteFingerprint: parameters.remoteFingerprint,
+            dtlsRole: parameters.dtlsRole == .server ? .server : .client,
+            consentTimeoutMicros: parameters.consentTimeoutMicros))
+    }
+
+    private func router(_ stream: String) -> Router {
+        if let existing = routers[stream] { return existing }
+        let created = Router(stream: stream)
+        routers[stream] = created
+        return created
+    }
+
+    private func dropIfEmpty(_ router: Router) {
+        if router.isEmpty { routers[router.stream] = nil }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import SluiceJSON
+import SluiceWire
+
+/// The server's configuration (conf/sluice.json). Every key is documented in README.md.
+public struct ServerConfig: Sendable {
+    public struct App: Sendable, Equatable {
+        public var key: String
+        public var hooksURL: String?
+        public var hooksSecret: String?
+        public var hooksTimeoutMs: Int
+    }
+
+    public var httpHost = "127.0.0.1"
+    public var httpPort = 8080
+    public var rtcBindAddress = "127.0.0.1"
+    public var rtcPort = 10000
+    /// 0 means one worker per core.
+    public var rtcWorkers = 0
+    public var announcedAddresses = ["127.0.0.1"]
+    public var iceConsentTimeoutSeconds = 10
+    public var apps: [App] = [App(key: "defaultApp", hooksURL: nil, hooksSecret: nil, hooksTimeoutMs: 5000)]
+    public var adminToken = ""
+    public var logLevel = "info"
+    public var maxMessageBytes = 262_144
+    public var requestsPerSecond = 50
+    public var maxSessions = 1000
+    public var maxHandlesPerSession = 16
+    public var maxStreams = 1000
+    public var maxPlayersPerStream = 500
+
+    public init() {}
+
+    public static func load(path: String) throws(ConfigError) -> ServerConfig {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError(key: "", problem: "cannot read \(path)")
+        }
+        let root: JSONValue
+        do {
+            root = try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws(JSONError) -> JSONValue in
+                try JSONValue.parse(raw)
+            }
+        } catch {
+            throw ConfigError(key: "", problem: "\(path) is not valid JSON: \(error)")
+        }
+        return try parse(root)
+    }
+
+    public static func parse(_ root: JSONValue) throws(ConfigError) -> ServerConfig {
+        var config = ServerConfig()
+        let top = try ConfigReader(root, path: "", known: ["server", "rtc", "apps", "admin", "log", "limits"])
+
+        let server = try top.child("server", known: ["host", "port"])
+        config.httpHost = try server.string("host", default: config.httpHost)
+        try requireAddress(config.httpHost, key: "server.host")
+        config.httpPort = try server.int("port", default: config.httpPort, range: 1...65535)
+
+        let rtc = try top.child("rtc", known: ["bindAddress", "port", "workers", "announcedAddresses", "iceConsentTimeoutSeconds"])
+        config.rtcBindAddress = try rtc.string("bindAddress", default: config.rtcBindAddress)
+        try requireAddress(config.rtcBindAddress, key: "rtc.bindAddress")
+        config.rtcPort = try rtc.int("port", default: config.rtcPort, range: 1...65535)
+        config.rtcWorkers = try rtc.int("workers", default: config.rtcWorkers, range: 0...64)
+        config.announcedAddresses = try rtc.strings("announcedAddresses", default: config.announcedAddresses)
+        if config.announcedAddresses.isEmpty {
+            throw ConfigError(key: "rtc.announcedAddresses", problem: "must list at least one address")
+        }
+        for (i, address) in config.announcedAddresses.enumerated() {
+            try requireAddress(address, key: "rtc.announcedAddresses[\(i)]")
+        }
+        config.iceConsentTimeoutSeconds = try rtc.int("iceConsentTimeoutSeconds", default: config.iceConsentTimeoutSeconds, range: 1...300)
+        if config.rtcPort + max(config.rtcWorkers, 1) - 1 > 65535 {
+            throw ConfigError(key: "rtc.port", problem: "leaves no room for one port per worker")
+        }
+
+        if let appsValue = top.object["apps"] {
+            guard let array = appsValue.arrayValue, !array.isEmpty else {
+                throw ConfigError(key: "apps", problem: "must be a non-empty array of apps")
+            }
+            var apps: [App] = []
+            for (i, item) in array.enumerated() {
+                let app = try ConfigReader(item, path: "apps[\(i)]", known: ["key", "hooks"])
+                guard let key = app.object["key"]?.stringValue, !key.isEmpty else {
+                    throw ConfigError(key: "apps[\(i)].key", problem: "is required and must be a non-empty string")
+                }
+                if apps.contains(where: { $0.key == key }) {
+                    throw ConfigError(key: "apps[\(i)].key", problem: "repeats the app key \"\(key)\"")
+                }
+                let hooks = try app.child("hooks", known: ["url", "secret", "timeoutMs"])
+                let url = hooks.object["url"] == nil ? nil : try hooks.string("url", default: "")
+                let secret = hooks.object["secret"] == nil ? nil : try hooks.string("secret", default: "")
+                if let url, !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
+                    throw ConfigError(key: "apps[\(i)].hooks.url", problem: "must be an http:// or https:// URL")
+                }
+                apps.append(App(key: key, hooksURL: url, hooksSecret: secret,
+                                hooksTimeoutMs: try hooks.int("timeoutMs", default: 5000, range: 100...60000)))
+            }
+            config.apps = apps
+        }
+
+        let admin = try top.child("admin", known: ["token"])
+        config.adminToken = try admin.string("token", default: config.adminToken)
+
+        let log = try top.child("log", known: ["level"])
+        config.logLevel = try log.string("level", default: config.logLevel, allowed: ["debug", "info", "warn", "error"])
+
+        let limits = try top.child("limits", known: ["maxMessageBytes", "requestsPerSecond", "maxSessions",
+                                                     "maxHandlesPerSession", "maxStreams", "maxPlayersPerStream"])
+        config.maxMessageBytes = try limits.int("maxMessageBytes", default: config.maxMessageBytes, range: 1024...16_777_216)
+        config.requestsPerSecond = try limits.int("requestsPerSecond", default: config.requestsPerSecond, range: 1...100_000)
+        config.maxSessions = try limits.int("maxSessions", default: config.maxSessions, range: 1...1_000_000)
+        config.maxHandlesPerSession = try limits.int("maxHandlesPerSession", default: config.maxHandlesPerSession, range: 1...10_000)
+        config.maxStreams = try limits.int("maxStreams", default: config.maxStreams, range: 1...1_000_000)
+        config.maxPlayersPerStream = try limits.int("maxPlayersPerStream", default: config.maxPlayersPerStream, range: 1...100_000)
+        return config
+    }
+
+    private static func requireAddress(_ text: String, key: String) throws(ConfigError) {
+        guard SocketAddress(host: text, port: 0) != nil else {
+            throw ConfigError(key: key, problem: "must be an IPv4 or IPv6 address, not \"\(text)\"")
+        }
+    }
+
+    /// Workers to start: the configured count, or one per core.
+    public var workerCount: Int {
+        rtcWorkers > 0 ? rtcWorkers : max(1, ProcessInfo.processInfo.activeProcessorCount)
+    }
+}

@@ -1,0 +1,256 @@
+import SluiceWire
+
+/// Everything a transport needs to know about its peer, from the SDP negotiation.
+public struct TransportParameters: Sendable {
+    public enum DTLSRole: Sendable { case server, client }
+
+    public var localUfrag: String
+    public var localPassword: String
+    public var remoteUfrag: String
+    public var remotePassword: String
+    public var remoteFingerprintAlgorithm: String
+    public var remoteFingerprint: String
+    public var dtlsRole: DTLSRole
+    public var consentTimeoutMicros: UInt64
+
+    public init(localUfrag: String, localPassword: String, remoteUfrag: String, remotePassword: String,
+                remoteFingerprintAlgorithm: String, remoteFingerprint: String, dtlsRole: DTLSRole,
+                consentTimeoutMicros: UInt64) {
+        self.localUfrag = localUfrag
+        self.localPassword = localPassword
+        self.remoteUfrag = remoteUfrag
+        self.remotePassword = remotePassword
+        self.remoteFingerprintAlgorithm = remoteFingerprintAlgorithm
+        self.remoteFingerprint = remoteFingerprint
+        self.dtlsRole = dtlsRole
+        self.consentTimeoutMicros = consentTimeoutMicros
+    }
+}
+
+/// What a transport tells its owner (a producer or a consumer). Called on the worker thread.
+public protocol WebRTCTransportDelegate: AnyObject {
+    func transportDidConnect(_ transport: WebRTCTransport)
+    /// `info` is one of the "Failed by ..." strings of PROTOCOL.md.
+    func transport(_ transport: WebRTCTransport, didFail info: String)
+    /// A decrypted RTP packet; the bytes are valid only during the call.
+    func transport(_ transport: WebRTCTransport, didReceiveRTP packet: UnsafeMutableRawBufferPointer, now: UInt64)
+    func transport(_ transport: WebRTCTransport, didReceiveRTCP packet: UnsafeMutableRawBufferPointer, now: UInt64)
+}
+
+/// One PeerConnection on a worker: ICE-lite, DTLS, then SRTP over the selected tuple.
+///
+/// STUN from any address reaches it by ufrag; DTLS and SRTP only from a tuple that passed
+/// an authenticated connectivity check (the worker maps those addresses to this transport).
+public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
+    public enum State: Equatable {
+        case new, connecting, connected, failed, closed
+    }
+
+    public let worker: MediaWorker
+    public let parameters: TransportParameters
+    public weak var delegate: WebRTCTransportDelegate?
+    public private(set) var state: State = .new
+
+    private let ice: ICELiteServer
+    private let dtls: DTLSSession
+    private var srtpIn: SRTPSession?
+    private var srtpOut: SRTPSession?
+    private var selected: SocketAddress?
+    private let createdMicros: UInt64
+    private var scratch = [UInt8](repeating: 0, count: 1500)
+
+    /// Counters for stats and the log.
+    public private(set) var srtpErrors: UInt64 = 0
+    public private(set) var droppedStun: UInt64 = 0
+
+    public init(worker: MediaWorker, security: DTLSSecurity, parameters: TransportParameters) {
+        self.worker = worker
+        self.parameters = parameters
+        let now = MonotonicClock.nowMicros()
+        createdMicros = now
+        ice = ICELiteServer(localUfrag: parameters.localUfrag, localPassword: parameters.localPassword,
+                            remoteUfrag: parameters.remoteUfrag.isEmpty ? nil : parameters.remoteUfrag, now: now)
+        dtls = DTLSSession(context: security.context,
+                           role: parameters.dtlsRole == .server ? .server : .client,
+                           expectedFingerprint: (algorithm: parameters.remoteFingerprintAlgorithm,
+                                                 value: parameters.remoteFingerprint))
+        worker.register(ufrag: parameters.localUfrag, receiver: self)
+        worker.addTickable(self)
+    }
+
+    public var isConnected: Bool { state == .connected }
+
+    // MARK: Receive (worker thread)
+
+    public func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: SocketAddress, now: UInt64) {
+        guard state != .closed && state != .failed else { return }
+        let first = datagram[0]
+        if first < 4 {
+            receiveSTUN(UnsafeRawBufferPointer(datagram), from: source, now: now)
+        } else if first >= 20 && first <= 63 {
+            receiveDTLS(UnsafeRawBufferPointer(datagram), now: now)
+        } else if first >= 128 && first <= 191 {
+            receiveSRTP(datagram, now: now)
+        }
+    }
+
+    private func receiveSTUN(_ datagram: UnsafeRawBufferPointer, from source: SocketAddress, now: UInt64) {
+        guard let message = try? STUNMessage(parsing: datagram) else {
+            droppedStun += 1
+            return
+        }
+        let result = scratch.withUnsafeMutableBytes { reply -> ICEResult in
+            let result = ice.handleBindingRequest(message, from: source, now: now, reply: reply)
+            if case .respond(let length, _) = result {
+                worker.queueSend(copying: UnsafeRawBufferPointer(rebasing: reply[0..<length]), to: source)
+            }
+            return result
+        }
+        guard case .respond(_, let change) = result else {
+            droppedStun += 1
+            return
+        }
+        if change != .none {
+            worker.bind(address: source, to: self)
+        }
+        if let tuple = ice.selectedTuple, tuple != selected {
+            selected = tuple
+            if state == .new {
+                state = .connecting
+                if parameters.dtlsRole == .client {
+                    dtls.start()
+                    flushDTLS()
+                }
+            }
+        }
+    }
+
+    private func receiveDTLS(_ datagram: UnsafeRawBufferPointer, now: UInt64) {
+        dtls.handle(datagram: datagram)
+        flushDTLS()
+        switch dtls.state {
+        case .connected where state != .connected:
+            connect()
+        case .failed(let failure):
+            fail(failure == .fingerprintMismatch ? "Failed by DTLS fingerprint error" : "Failed by DTLS error")
+        case .closed:
+            close()
+        default:
+            break
+        }
+    }
+
+    private func connect() {
+        guard let keys = dtls.srtpKeyMaterial else {
+            fail("Failed by DTLS error")
+            return
+        }
+        do {
+            srtpIn = try SRTPSession(profile: keys.profile, key: keys.remoteKey, salt: keys.remoteSalt, direction: .inbound)
+            srtpOut = try SRTPSession(profile: keys.profile, key: keys.localKey, salt: keys.localSalt, direction: .outbound)
+        } catch {
+            fail("Failed by DTLS error")
+            return
+        }
+        state = .connected
+        delegate?.transportDidConnect(self)
+    }
+
+    @inline(__always)
+    private func receiveSRTP(_ datagram: UnsafeMutableRawBufferPointer, now: UInt64) {
+        guard state == .connected, let srtpIn, datagram.count >= 12 else { return }
+        var length = datagram.count
+        let isRTCP = datagram[1] >= 192 && datagram[1] <= 223
+        if isRTCP {
+            guard srtpIn.unprotectRTCP(datagram.baseAddress!, length: &length) else {
+                srtpErrors += 1
+                return
+            }
+            delegate?.transport(self, didReceiveRTCP: UnsafeMutableRawBufferPointer(rebasing: datagram[0..<length]), now: now)
+        } else {
+            guard srtpIn.unprotectRTP(datagram.baseAddress!, length: &length) else {
+                srtpErrors += 1
+                return
+            }
+            delegate?.transport(self, didReceiveRTP: UnsafeMutableRawBufferPointer(rebasing: datagram[0..<length]), now: now)
+        }
+    }
+
+    // MARK: Send (worker thread)
+
+    /// Encrypts pool buffer `buffer` in place and queues it. Takes ownership of the buffer.
+    @inline(__always)
+    public func sendRTP(buffer: Int32, length: Int) {
+        guard state == .connected, let srtpOut, let selected else {
+            worker.pool.give(buffer)
+            return
+        }
+        var protectedLength = length
+        guard srtpOut.protectRTP(worker.pool.pointer(buffer), length: &protectedLength,
+                                 capacity: PacketBufferPool.bufferSize) else {
+            srtpErrors += 1
+            worker.pool.give(buffer)
+            return
+        }
+        worker.queueSend(buffer: buffer, length: protectedLength, to: selected)
+    }
+
+    /// Copies an RTCP compound packet into a pool buffer, encrypts and queues it.
+    public func sendRTCP(_ bytes: UnsafeRawBufferPointer) {
+        guard state == .connected, let srtpOut, let selected,
+              bytes.count + 64 <= PacketBufferPool.bufferSize, let buffer = worker.pool.take() else { return }
+        let pointer = worker.pool.pointer(buffer)
+        pointer.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        var length = bytes.count
+        guard srtpOut.protectRTCP(pointer, length: &length, capacity: PacketBufferPool.bufferSize) else {
+            srtpErrors += 1
+            worker.pool.give(buffer)
+            return
+        }
+        worker.queueSend(buffer: buffer, length: length, to: selected)
+    }
+
+    private func flushDTLS() {
+        guard let selected else { return }
+        dtls.drainOutgoing { datagram in
+            worker.queueSend(copying: datagram, to: selected)
+        }
+    }
+
+    // MARK: Timers and teardown
+
+    public func tick(now: UInt64) {
+        switch state {
+        case .closed, .failed:
+            return
+        case .new, .connecting, .connected:
+            if ice.isConsentExpired(now: now, timeoutMicros: parameters.consentTimeoutMicros) {
+                fail("Failed by ICE timeout")
+                return
+            }
+            if state == .connecting, let timeout = dtls.nextTimeoutMicros, timeout == 0 {
+                dtls.handleTimeout()
+                flushDTLS()
+                if case .failed = dtls.state { fail("Failed by DTLS error") }
+            }
+        }
+    }
+
+    private func fail(_ info: String) {
+        guard state != .failed && state != .closed else { return }
+        state = .failed
+        worker.unregister(receiver: self)
+        delegate?.transport(self, didFail: info)
+    }
+
+    /// Stops all traffic and leaves the worker's tables. Idempotent.
+    public func close() {
+        guard state != .closed else { return }
+        if state == .connected {
+            dtls.close()
+            flushDTLS()
+        }
+        state = .closed
+        worker.unregister(receiver: self)
+    }
+}
