@@ -5,6 +5,8 @@ public struct TrackParameters: Sendable, Equatable {
     public var mid: String
     /// Codec name as negotiated ("VP8", "H264", "opus", ...).
     public var codecName: String
+    /// The codec's fmtp line, so a player can be offered exactly the publisher's codec.
+    public var fmtp: String
     public var payloadType: UInt8
     public var rtxPayloadType: UInt8?
     public var clockRate: UInt32
@@ -33,12 +35,13 @@ public struct TrackParameters: Sendable, Equatable {
         }
     }
 
-    public init(kind: MediaKind, mid: String, codecName: String, payloadType: UInt8, rtxPayloadType: UInt8?,
+    public init(kind: MediaKind, mid: String, codecName: String, fmtp: String, payloadType: UInt8, rtxPayloadType: UInt8?,
                 clockRate: UInt32, extensions: ExtensionIDs, remoteSSRCs: [UInt32], remoteRTXSSRCs: [UInt32],
                 localSSRC: UInt32, feedback: Feedback) {
         self.kind = kind
         self.mid = mid
         self.codecName = codecName
+        self.fmtp = fmtp
         self.payloadType = payloadType
         self.rtxPayloadType = rtxPayloadType
         self.clockRate = clockRate

@@ -1,0 +1,75 @@
+import SluiceSDP
+
+/// Turns an offer into an answer and the endpoint parameters a worker builds from it.
+/// Runs on the control thread; the SDP module does the negotiation itself.
+struct Negotiation {
+    let fingerprint: String
+
+    enum Role { case publish, play }
+
+    func negotiate(offer: String, role: Role, handle: StreamHandle, stream: String,
+                   candidates: [(host: String, port: UInt16)],
+                   publisherTracks: (audio: TrackParameters?, video: TrackParameters?)?,
+                   constraints: StreamConstraints,
+                   consentTimeoutMicros: UInt64) throws(MediaError) -> (String, EndpointParameters) {
+        let localUfrag = RandomToken.make(length: 8)
+        let localPassword = RandomToken.make(length: 24)
+        let audioSSRC = UInt32.random(in: 1...UInt32.max)
+        let videoSSRC = UInt32.random(in: 1...UInt32.max)
+        let answer: String
+        let session: NegotiatedSession
+        do {
+            (answer, session) = try SDPNegotiatorBridge.run(
+                offer: offer, publish: role == .publish, ufrag: localUfrag, password: localPassword,
+                fingerprint: fingerprint, candidates: candidates,
+                publisherAudioCodec: publisherTracks?.audio.map(Self.codec),
+                publisherVideoCodec: publisherTracks?.video.map(Self.codec),
+                audioSSRC: audioSSRC, videoSSRC: videoSSRC, streamID: stream,
+                videoBitrateKbps: role == .publish ? constraints.video?.bitrateKbps ?? constraints.video?.maxBitrateKbps : nil,
+                audioBitrateKbps: role == .publish ? constraints.audioBitrateKbps : nil)
+        } catch let error as SDPError {
+            throw Self.mediaError(error)
+        } catch {
+            throw .badSDP("Malformed SDP: \(error)")
+        }
+        let parameters = EndpointParameters(
+            handle: handle, stream: stream, role: role == .publish ? .publish : .play,
+            audio: session.audio.map { Self.track($0, kind: .audio, localSSRC: audioSSRC) },
+            video: session.video.map { Self.track($0, kind: .video, localSSRC: videoSSRC) },
+            localUfrag: localUfrag, localPassword: localPassword,
+            remoteUfrag: session.remoteICEUfrag, remotePassword: session.remoteICEPwd,
+            remoteFingerprintAlgorithm: session.remoteFingerprint.algorithm,
+            remoteFingerprint: session.remoteFingerprint.value,
+            dtlsRole: session.dtlsRole == .client ? .client : .server,
+            consentTimeoutMicros: consentTimeoutMicros)
+        return (answer, parameters)
+    }
+
+    private static func codec(_ track: TrackParameters) -> NegotiatedCodec {
+        NegotiatedCodec(name: track.codecName, payloadType: Int(track.payloadType), clockRate: Int(track.clockRate),
+                        channels: track.kind == .audio ? 2 : nil, fmtp: track.fmtp)
+    }
+
+    private static func track(_ media: NegotiatedMedia, kind: MediaKind, localSSRC: UInt32) -> TrackParameters {
+        func id(_ value: Int?) -> UInt8? { value.flatMap { (1...255).contains($0) ? UInt8($0) : nil } }
+        let e = media.extensions
+        return TrackParameters(
+            kind: kind, mid: media.mid, codecName: media.codec.name, fmtp: media.codec.fmtp,
+            payloadType: UInt8(truncatingIfNeeded: media.codec.payloadType),
+            rtxPayloadType: media.rtxPayloadType.map { UInt8(truncatingIfNeeded: $0) },
+            clockRate: UInt32(max(1, media.codec.clockRate)),
+            extensions: ExtensionIDs(mid: id(e.mid), rid: id(e.rid), repairedRid: id(e.repairedRid),
+                                     absSendTime: id(e.absSendTime), transportCC: id(e.transportCC),
+                                     audioLevel: id(e.audioLevel)),
+            remoteSSRCs: media.remoteSSRCs.map(\.ssrc),
+            remoteRTXSSRCs: media.remoteSSRCs.compactMap(\.rtxSSRC),
+            localSSRC: media.localSSRCs?.ssrc ?? localSSRC,
+            feedback: .init(nack: media.feedback.nack, pli: media.feedback.pli, fir: media.feedback.fir,
+                            remb: media.feedback.remb, transportCC: media.feedback.transportCC))
+    }
+
+    private static func mediaError(_ error: SDPError) -> MediaError {
+        if case .noCommonCodecs = error { return .noCommonCodecs }
+        return .badSDP(String(describing: error))
+    }
+}

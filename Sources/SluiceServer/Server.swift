@@ -1,0 +1,49 @@
+import SluiceMedia
+import SluiceSignaling
+import SluiceWire
+
+/// One running Sluice: the media engine (workers) and the signaling server, wired together.
+/// A library type, so tests can start a server in-process.
+public final class Server {
+    public let config: ServerConfig
+    public let media: MediaEngine
+    public let signaling: SignalingServer
+    public let log: Log
+
+    public init(config: ServerConfig) throws {
+        self.config = config
+        let level = Log.Level(name: config.logLevel) ?? .info
+        log = Log(level: level, subsystem: "server")
+        guard let bind = SocketAddress(host: config.rtcBindAddress, port: UInt16(config.rtcPort)) else {
+            throw ConfigError(key: "rtc.bindAddress", problem: "is not an address")
+        }
+        media = try MediaEngine(config: MediaEngineConfig(
+            bindAddress: bind, basePort: UInt16(config.rtcPort), workers: config.workerCount,
+            announcedAddresses: config.announcedAddresses,
+            iceConsentTimeoutSeconds: config.iceConsentTimeoutSeconds,
+            maxStreams: config.maxStreams, maxPlayersPerStream: config.maxPlayersPerStream))
+        var signalingConfig = SignalingConfig(host: config.httpHost, port: config.httpPort,
+                                              apps: config.apps.map { SignalingConfig.App(key: $0.key) },
+                                              serverVersion: SluiceVersion.string)
+        signalingConfig.maxMessageBytes = config.maxMessageBytes
+        signalingConfig.requestsPerSecond = config.requestsPerSecond
+        signalingConfig.maxSessions = config.maxSessions
+        signalingConfig.maxHandlesPerSession = config.maxHandlesPerSession
+        signalingConfig.logLevel = level
+        signaling = SignalingServer(config: signalingConfig, media: media, log: Log(level: level, subsystem: "signaling"))
+    }
+
+    public func start() throws {
+        try signaling.start()
+        log.info("sluice \(SluiceVersion.string) listening on http://\(config.httpHost):\(config.httpPort) (ws: /ws), "
+                 + "media on udp \(config.rtcBindAddress):\(media.ports.map(String.init).joined(separator: ",")), "
+                 + "announcing \(config.announcedAddresses.joined(separator: ","))")
+    }
+
+    /// Tells every session DISCONNECTED and every stream UNPUBLISHED, then stops the workers.
+    public func shutdown() {
+        signaling.shutdown()
+        media.shutdown()
+        log.info("stopped")
+    }
+}
