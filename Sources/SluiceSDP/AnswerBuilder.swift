@@ -131,10 +131,13 @@ struct AnswerBuilder {
     }
 
     private func remoteSSRCs(_ offered: MediaDescription) -> [RemoteSSRC] {
-        let repairs = Set(offered.ssrcGroups.filter { $0.semantics.uppercased() == "FID" && $0.ssrcs.count >= 2 }
-            .map { $0.ssrcs[1] })
+        var rtxOf: [UInt32: UInt32] = [:]
+        for group in offered.ssrcGroups where group.semantics.uppercased() == "FID" && group.ssrcs.count >= 2 {
+            if rtxOf[group.ssrcs[0]] == nil { rtxOf[group.ssrcs[0]] = group.ssrcs[1] }
+        }
+        let repairs = Set(rtxOf.values)
         return offered.ssrcs.filter { !repairs.contains($0.ssrc) }.map {
-            RemoteSSRC(ssrc: $0.ssrc, rtxSSRC: offered.rtxSSRC(for: $0.ssrc), cname: $0.cname)
+            RemoteSSRC(ssrc: $0.ssrc, rtxSSRC: rtxOf[$0.ssrc], cname: $0.cname)
         }
     }
 

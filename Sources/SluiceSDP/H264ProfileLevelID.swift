@@ -35,7 +35,8 @@ public struct H264ProfileLevelID: Sendable, Hashable {
     /// Parses six hex digits; nil for anything else or a profile outside table 5.
     public init?(_ text: String) {
         let digits = Array(text.utf8)
-        guard digits.count == 6, let value = UInt32(text, radix: 16) else { return nil }
+        guard digits.count == 6, digits.allSatisfy({ $0 < 0x80 && Character(Unicode.Scalar($0)).isHexDigit }),
+              let value = UInt32(text, radix: 16) else { return nil }
         let idc = UInt8(truncatingIfNeeded: value >> 16)
         let iop = UInt8(truncatingIfNeeded: value >> 8)
         let level = UInt8(truncatingIfNeeded: value)

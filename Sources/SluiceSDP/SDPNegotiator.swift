@@ -39,13 +39,14 @@ public struct SDPNegotiator: Sendable {
 
     public func negotiate(offer: SessionDescription, parameters: AnswerParameters) throws -> SDPNegotiation {
         let bundle = offer.bundleMids
+        let bundleSet = Set(bundle)
         var decisions: [Decision] = []
         var sawMedia = false
         var sawRoleDirection = false
         var haveAudio = false, haveVideo = false, haveData = false
 
         for (index, section) in offer.media.enumerated() {
-            let inBundle = section.mid.map { bundle.contains($0) } ?? false
+            let inBundle = section.mid.map { bundleSet.contains($0) } ?? false
             let offeredPort = section.port != 0 || section.bundleOnly || inBundle
             let isMedia = section.kind == .audio || section.kind == .video
             if isMedia { sawMedia = true }
