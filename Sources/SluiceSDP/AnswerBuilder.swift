@@ -1,0 +1,165 @@
+/// Writes the answer's m-sections and session level for `SDPNegotiator`.
+struct AnswerBuilder {
+    let offer: SessionDescription
+    let parameters: AnswerParameters
+    let configuration: SDPNegotiator.Configuration
+    let answerSetup: DTLSSetup
+
+    /// The m= port and c= address: the first candidate's, so that stacks which ignore
+    /// a=candidate still find the server.
+    private var address: (port: Int, connection: ConnectionData) {
+        guard let first = parameters.candidates.first else { return (9, ConnectionData()) }
+        let ipv6 = first.ip.contains(":")
+        return (first.port, ConnectionData(addressType: ipv6 ? "IP6" : "IP4", address: first.ip))
+    }
+
+    func session(bundleMids: [String]?) -> SessionDescription {
+        var answer = SessionDescription(origin: .init(sessionID: String(parameters.sessionID)))
+        if let bundleMids { answer.groups = [MediaGroup(semantics: "BUNDLE", mids: bundleMids)] }
+        let streams = parameters.role == .play && (parameters.localAudio != nil || parameters.localVideo != nil)
+            ? [parameters.localStreamID] : []
+        answer.msidSemantic = MsidSemantic(semantics: "WMS", identifiers: streams)
+        answer.iceLite = true
+        return answer
+    }
+
+    func rejected(_ offered: MediaDescription) -> MediaDescription {
+        var m = MediaDescription(kind: offered.kind, port: 0, proto: offered.proto,
+                                 formats: Array(offered.formats.prefix(1)), connection: ConnectionData(),
+                                 mid: offered.mid)
+        if offered.isRTP { m.direction = .inactive }
+        return m
+    }
+
+    /// ICE, DTLS and candidates, the same in every accepted m-line.
+    private func transportSection(kind: MediaKind, proto: String, formats: [String], mid: String) -> MediaDescription {
+        var m = MediaDescription(kind: kind, port: address.port, proto: proto, formats: formats,
+                                 connection: address.connection, mid: mid)
+        m.iceUfrag = parameters.iceUfrag
+        m.icePwd = parameters.icePwd
+        m.fingerprints = [Fingerprint(algorithm: "sha-256", value: parameters.fingerprint)]
+        m.setup = answerSetup
+        m.candidates = candidateLines()
+        m.endOfCandidates = true
+        return m
+    }
+
+    /// RFC 8445 5.1.2.1 priority for host candidates, local preference falling with the index.
+    private func candidateLines() -> [String] {
+        parameters.candidates.enumerated().map { index, c in
+            let localPreference = max(0, 65535 - index)
+            let priority = (126 << 24) + (localPreference << 8) + (256 - 1)
+            let transport = c.transport.lowercased()
+            var line = "\(index + 1) 1 \(transport) \(priority) \(c.ip) \(c.port) typ host"
+            if transport == "tcp" { line += " tcptype passive" }
+            return line
+        }
+    }
+
+    func dataChannel(_ offered: MediaDescription) -> (MediaDescription, NegotiatedDataChannel) {
+        let mid = offered.mid ?? ""
+        var m = transportSection(kind: .application, proto: offered.proto, formats: ["webrtc-datachannel"], mid: mid)
+        m.sctpPort = configuration.sctpPort
+        m.maxMessageSize = configuration.maxMessageSize
+        let negotiated = NegotiatedDataChannel(mid: mid, remoteSCTPPort: offered.sctpPort ?? 5000,
+                                               remoteMaxMessageSize: offered.maxMessageSize,
+                                               localSCTPPort: configuration.sctpPort,
+                                               localMaxMessageSize: configuration.maxMessageSize)
+        return (m, negotiated)
+    }
+
+    func media(_ offered: MediaDescription, choice: SDPNegotiator.CodecChoice) -> (MediaDescription, NegotiatedMedia) {
+        let mid = offered.mid ?? ""
+        let isAudio = offered.kind == .audio
+        let codecs = [choice.codec] + (choice.rtx.map { [$0] } ?? [])
+        var m = transportSection(kind: offered.kind, proto: offered.proto,
+                                 formats: codecs.map { String($0.payloadType) }, mid: mid)
+        let direction: MediaDirection = parameters.role == .publish ? .recvonly : .sendonly
+        m.direction = direction
+        m.rtcp = "9 IN IP4 0.0.0.0"
+        m.rtcpMux = true
+        m.rtcpRsize = offered.rtcpRsize
+        m.codecs = codecs
+        m.extensionMaps = CodecSelector.extensions(offered.extensionMaps + offer.extensionMaps)
+
+        let kbps = isAudio ? parameters.audioBitrateKbps : parameters.videoBitrateKbps
+        var maxBitrate: Int?
+        if let kbps, kbps > 0, kbps <= Int(Int32.max) / 1000 {
+            m.bandwidths = [Bandwidth(type: "AS", value: kbps), Bandwidth(type: "TIAS", value: kbps * 1000)]
+            maxBitrate = kbps * 1000
+        }
+
+        var layers: [SimulcastLayer] = []
+        var localSSRCs: LocalSSRCs?
+        switch parameters.role {
+        case .publish:
+            layers = simulcastLayers(offered)
+            let rids = layers.compactMap { layer in layer.rid.map { SimulcastRID(id: $0, paused: layer.paused) } }
+            if !rids.isEmpty {
+                m.rids = rids.map { RIDDescription(id: $0.id, direction: .recv) }
+                m.simulcast = SimulcastDescription(recv: rids.map { [$0] })
+            }
+        case .play:
+            if let track = isAudio ? parameters.localAudio : parameters.localVideo {
+                localSSRCs = track.ssrcs
+                m.msids = [MediaStreamID(streamID: parameters.localStreamID, trackID: track.trackID)]
+                let cname = SDPAttribute(name: "cname", value: parameters.cname)
+                m.ssrcs = [SSRCDescription(ssrc: track.ssrcs.ssrc, attributes: [cname])]
+                if choice.rtx != nil, let rtx = track.ssrcs.rtxSSRC {
+                    m.ssrcGroups = [SSRCGroup(semantics: "FID", ssrcs: [track.ssrcs.ssrc, rtx])]
+                    m.ssrcs.append(SSRCDescription(ssrc: rtx, attributes: [cname]))
+                } else {
+                    localSSRCs?.rtxSSRC = nil
+                }
+            }
+        }
+
+        let codec = choice.codec
+        let negotiated = NegotiatedMedia(
+            kind: offered.kind, mid: mid, direction: direction,
+            codec: NegotiatedCodec(name: codec.name, payloadType: codec.payloadType, clockRate: codec.clockRate,
+                                   channels: codec.channels, fmtp: codec.parameters.formatted),
+            rtxPayloadType: choice.rtx?.payloadType,
+            feedback: CodecSelector.feedbackSet(codec.feedback),
+            extensions: CodecSelector.extensionIDs(m.extensionMaps),
+            rtcpReducedSize: offered.rtcpRsize,
+            remoteSSRCs: remoteSSRCs(offered),
+            simulcastLayers: layers,
+            localSSRCs: localSSRCs,
+            maxBitrate: maxBitrate)
+        return (m, negotiated)
+    }
+
+    private func remoteSSRCs(_ offered: MediaDescription) -> [RemoteSSRC] {
+        var rtxOf: [UInt32: UInt32] = [:]
+        for group in offered.ssrcGroups where group.semantics.uppercased() == "FID" && group.ssrcs.count >= 2 {
+            if rtxOf[group.ssrcs[0]] == nil { rtxOf[group.ssrcs[0]] = group.ssrcs[1] }
+        }
+        let repairs = Set(rtxOf.values)
+        return offered.ssrcs.filter { !repairs.contains($0.ssrc) }.map {
+            RemoteSSRC(ssrc: $0.ssrc, rtxSSRC: rtxOf[$0.ssrc], cname: $0.cname)
+        }
+    }
+
+    /// rid layers from a=simulcast send (first alternative of each stream, declared by a=rid
+    /// send when any a=rid exists), else SSRC layers from a=ssrc-group:SIM.
+    private func simulcastLayers(_ offered: MediaDescription) -> [SimulcastLayer] {
+        let limit = max(0, configuration.maxSimulcastLayers)
+        if let streams = offered.simulcast?.send, !streams.isEmpty {
+            let declared = Set(offered.rids.filter { $0.direction == .send }.map(\.id))
+            var layers: [SimulcastLayer] = []
+            for alternatives in streams {
+                guard let pick = alternatives.first(where: { offered.rids.isEmpty || declared.contains($0.id) }),
+                      !layers.contains(where: { $0.rid == pick.id }) else { continue }
+                layers.append(SimulcastLayer(rid: pick.id, paused: pick.paused))
+            }
+            return Array(layers.prefix(limit))
+        }
+        if let group = offered.ssrcGroups.first(where: { $0.semantics.uppercased() == "SIM" }) {
+            var seen = Set<UInt32>()
+            let ssrcs = group.ssrcs.filter { seen.insert($0).inserted }
+            return ssrcs.prefix(limit).map { SimulcastLayer(ssrc: $0, rtxSSRC: offered.rtxSSRC(for: $0)) }
+        }
+        return []
+    }
+}

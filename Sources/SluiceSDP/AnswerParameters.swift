@@ -1,0 +1,89 @@
+/// A host candidate of the server, written into every accepted m-line of the answer.
+public struct ServerCandidate: Sendable, Hashable {
+    public var ip: String
+    public var port: Int
+    /// "udp" (or "tcp", written as a passive TCP candidate).
+    public var transport: String
+
+    public init(ip: String, port: Int, transport: String = "udp") {
+        self.ip = ip
+        self.port = port
+        self.transport = transport
+    }
+}
+
+/// A track the server sends to a player: its SSRCs and the msid track id.
+public struct LocalTrack: Sendable, Hashable {
+    public var ssrcs: LocalSSRCs
+    public var trackID: String
+
+    public init(ssrc: UInt32, rtxSSRC: UInt32? = nil, trackID: String) {
+        self.ssrcs = LocalSSRCs(ssrc: ssrc, rtxSSRC: rtxSSRC)
+        self.trackID = trackID
+    }
+}
+
+/// The codecs a publisher negotiated; a player must get the same ones (Sluice never transcodes).
+public struct PublisherCodecs: Sendable, Hashable {
+    public var audio: NegotiatedCodec?
+    public var video: NegotiatedCodec?
+
+    public init(audio: NegotiatedCodec?, video: NegotiatedCodec?) {
+        self.audio = audio
+        self.video = video
+    }
+
+    public init(_ session: NegotiatedSession) {
+        self.init(audio: session.audio?.codec, video: session.video?.codec)
+    }
+}
+
+/// Everything of the server's side that goes into one answer.
+public struct AnswerParameters: Sendable, Hashable {
+    public var role: StreamRole
+    public var iceUfrag: String
+    public var icePwd: String
+    /// The server certificate's SHA-256 fingerprint, "AB:CD:...".
+    public var fingerprint: String
+    public var candidates: [ServerCandidate]
+    /// Play only: restrict each kind to the publisher's codec. Nil: use the server's preference.
+    public var publisherCodecs: PublisherCodecs?
+    /// Play only: msid stream id and the tracks (SSRCs) the server sends from.
+    public var localStreamID: String
+    public var localAudio: LocalTrack?
+    public var localVideo: LocalTrack?
+    public var cname: String
+    /// Caps written as b=AS and b=TIAS into the answer's m-lines (publish constraints).
+    public var videoBitrateKbps: Int?
+    public var audioBitrateKbps: Int?
+    /// The o= line's session id.
+    public var sessionID: UInt64
+
+    public init(role: StreamRole, iceUfrag: String, icePwd: String, fingerprint: String,
+                candidates: [ServerCandidate], publisherCodecs: PublisherCodecs? = nil,
+                localStreamID: String = "sluice", localAudio: LocalTrack? = nil, localVideo: LocalTrack? = nil,
+                cname: String = "sluice", videoBitrateKbps: Int? = nil, audioBitrateKbps: Int? = nil,
+                sessionID: UInt64 = UInt64.random(in: 1...UInt64(Int64.max))) {
+        self.role = role
+        self.iceUfrag = iceUfrag
+        self.icePwd = icePwd
+        self.fingerprint = fingerprint
+        self.candidates = candidates
+        self.publisherCodecs = publisherCodecs
+        self.localStreamID = localStreamID
+        self.localAudio = localAudio
+        self.localVideo = localVideo
+        self.cname = cname
+        self.videoBitrateKbps = videoBitrateKbps
+        self.audioBitrateKbps = audioBitrateKbps
+        self.sessionID = sessionID
+    }
+}
+
+/// The result of negotiating one offer.
+public struct SDPNegotiation: Sendable, Hashable {
+    public var answer: SessionDescription
+    /// `answer.serialized()`: what goes back to the client.
+    public var answerSDP: String
+    public var session: NegotiatedSession
+}

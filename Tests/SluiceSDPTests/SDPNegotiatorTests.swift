@@ -1,0 +1,337 @@
+import Testing
+@testable import SluiceSDP
+
+/// Negotiates and parses the answer back with Sluice's own parser.
+func answer(_ offer: String, _ role: StreamRole, publisher: PublisherCodecs? = nil,
+            configuration: SDPNegotiator.Configuration = .init(),
+            tweak: (inout AnswerParameters) -> Void = { _ in }) throws -> (SDPNegotiation, SessionDescription) {
+    var parameters = Server.parameters(role, publisher: publisher)
+    tweak(&parameters)
+    let negotiation = try SDPNegotiator(configuration: configuration).negotiate(offerSDP: offer, parameters: parameters)
+    let parsed = try SessionDescription(parsing: negotiation.answerSDP)
+    #expect(parsed == negotiation.answer)
+    return (negotiation, parsed)
+}
+
+@Suite struct SDPNegotiatorTests {
+    @Test func chromiumPublish() throws {
+        let (n, a) = try answer(Offers.text("chromium-publish"), .publish)
+        let s = n.session
+        #expect(s.remoteICEUfrag == "SqHg" && s.remoteICEPwd == "9LHzoiCUD/GNldOr5/9BQ67+")
+        #expect(s.remoteFingerprint.algorithm == "sha-256")
+        #expect(s.dtlsRole == .server)
+        #expect(s.bundleMids == ["0", "1"])
+        let audio = try #require(s.audio)
+        #expect(audio.codec == NegotiatedCodec(name: "opus", payloadType: 111, clockRate: 48000, channels: 2, fmtp: "minptime=10;useinbandfec=1"))
+        #expect(audio.feedback == RTCPFeedbackSet(transportCC: true))
+        #expect(audio.extensions == NegotiatedExtensions(mid: 4, absSendTime: 2, transportCC: 3, audioLevel: 1))
+        #expect(audio.remoteSSRCs == [RemoteSSRC(ssrc: 1789911492, cname: "3zRrW3zyO05s5wc1")])
+        let video = try #require(s.video)
+        #expect(video.codec.name == "VP8" && video.codec.payloadType == 96)
+        #expect(video.rtxPayloadType == 97)
+        #expect(video.feedback == RTCPFeedbackSet(nack: true, pli: true, fir: true, remb: true, transportCC: true))
+        #expect(video.extensions == NegotiatedExtensions(mid: 4, rid: 10, repairedRid: 11, absSendTime: 2, transportCC: 3))
+        #expect(video.remoteSSRCs == [RemoteSSRC(ssrc: 1663118778, rtxSSRC: 2234583971, cname: "3zRrW3zyO05s5wc1")])
+        #expect(video.simulcastLayers.isEmpty)
+        #expect(video.direction == .recvonly)
+
+        #expect(a.iceLite)
+        #expect(a.bundleMids == ["0", "1"])
+        #expect(a.origin.sessionID == "42")
+        let av = a.media[1]
+        #expect(av.port == 10000 && av.connection?.address == "127.0.0.1")
+        #expect(av.payloadTypes == [96, 97])
+        #expect(av.direction == .recvonly && av.rtcpMux && av.rtcpRsize)
+        #expect(av.setup == .passive)
+        #expect(av.iceUfrag == "srvU" && av.icePwd == "serverpasswordserverpass")
+        #expect(av.fingerprints == [Fingerprint(algorithm: "sha-256", value: Server.fingerprint)])
+        #expect(av.candidates == ["1 1 udp 2130706431 127.0.0.1 10000 typ host", "2 1 udp 2130706175 127.0.0.2 10001 typ host"])
+        #expect(av.endOfCandidates)
+        #expect(av.extensionMaps.map(\.id) == [2, 3, 4, 10, 11])
+        #expect(av.codecs[1] == CodecDescription(payloadType: 97, name: "rtx", clockRate: 90000, parameters: [.init(name: "apt", value: "96")]))
+        #expect(av.ssrcs.isEmpty && av.rids.isEmpty)
+        #expect(n.answerSDP.contains("\r\na=rtcp:9 IN IP4 0.0.0.0\r\n"))
+        #expect(!n.answerSDP.contains("\n\n") && !n.answerSDP.replacingOccurrences(of: "\r\n", with: "").contains("\n"))
+    }
+
+    @Test func chromiumSimulcastPublish() throws {
+        let (n, a) = try answer(Offers.text("chromium-publish-simulcast"), .publish)
+        let video = try #require(n.session.video)
+        #expect(video.simulcastLayers.map(\.rid) == ["q", "h", "f"])
+        #expect(video.remoteSSRCs.isEmpty)
+        #expect(a.media[1].rids == [RIDDescription(id: "q", direction: .recv), RIDDescription(id: "h", direction: .recv),
+                                    RIDDescription(id: "f", direction: .recv)])
+        #expect(a.media[1].simulcast == SimulcastDescription(recv: [[.init(id: "q")], [.init(id: "h")], [.init(id: "f")]]))
+    }
+
+    @Test func aiortcPublish() throws {
+        let (n, a) = try answer(Offers.text("aiortc-publish"), .publish)
+        #expect(n.session.remoteFingerprint.value.hasPrefix("48:AE:87"))
+        #expect(n.session.audio?.codec.payloadType == 96)
+        #expect(n.session.audio?.extensions == NegotiatedExtensions(mid: 1, audioLevel: 2))
+        #expect(n.session.video?.codec.name == "VP8")
+        #expect(n.session.video?.rtxPayloadType == 98)
+        #expect(n.session.video?.feedback == RTCPFeedbackSet(nack: true, pli: true, remb: true))
+        #expect(!a.media[1].rtcpRsize)
+        #expect(a.media[1].codecs[0].feedback.map(\.type) == ["nack", "nack", "goog-remb"])
+    }
+
+    @Test(arguments: Offers.play)
+    func play(name: String) throws {
+        let (n, a) = try answer(Offers.text(name), .play)
+        let audio = try #require(n.session.audio)
+        let video = try #require(n.session.video)
+        #expect(audio.direction == .sendonly && video.direction == .sendonly)
+        #expect(audio.localSSRCs == LocalSSRCs(ssrc: 1111))
+        #expect(video.localSSRCs == LocalSSRCs(ssrc: 2222, rtxSSRC: 3333))
+        #expect(a.msidSemantic == MsidSemantic(semantics: "WMS", identifiers: ["stream1"]))
+        let av = a.media[1]
+        #expect(av.direction == .sendonly)
+        #expect(av.msids == [MediaStreamID(streamID: "stream1", trackID: "v0")])
+        #expect(av.ssrcGroups == [SSRCGroup(semantics: "FID", ssrcs: [2222, 3333])])
+        #expect(av.ssrcs.map(\.ssrc) == [2222, 3333])
+        #expect(av.ssrcs.allSatisfy { $0.cname == "sluice" })
+        #expect(a.media[0].ssrcs == [SSRCDescription(ssrc: 1111, attributes: [SDPAttribute(name: "cname", value: "sluice")])])
+        #expect(a.media[0].ssrcGroups.isEmpty)
+    }
+
+    @Test func playFollowsPublisherCodec() throws {
+        let publisher = try answer(Offers.text("chromium-publish"), .publish, configuration: .init(videoCodecs: ["H264"])).0.session
+        #expect(publisher.video?.codec.payloadType == 108)
+        #expect(publisher.video?.codec.fmtp == "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f")
+
+        // aiortc numbers H264 42e01f packetization-mode=1 as 101.
+        let (n, a) = try answer(Offers.text("aiortc-play"), .play, publisher: PublisherCodecs(publisher))
+        #expect(n.session.video?.codec.payloadType == 101)
+        #expect(n.session.video?.rtxPayloadType == 102)
+        #expect(n.session.audio?.codec.payloadType == 96)
+        #expect(a.media[1].payloadTypes == [101, 102])
+
+        let vp9 = NegotiatedCodec(name: "VP9", payloadType: 98, clockRate: 90000, fmtp: "profile-id=0")
+        let (n2, _) = try answer(Offers.text("aiortc-play"), .play, publisher: PublisherCodecs(audio: publisher.audio?.codec, video: vp9))
+        #expect(n2.session.video == nil, "aiortc offers no VP9: video is rejected")
+        #expect(n2.session.rejectedMids == ["1"])
+        #expect(n2.session.audio != nil)
+    }
+
+    @Test func playerLevelCappedToPublisher() throws {
+        let offer = OfferBuilder.offer([OfferBuilder.video(direction: "recvonly", pts: "100",
+                                                           codecs: OfferBuilder.h264(100, mode: "1", profile: "42e034"))])
+        let publisher = NegotiatedCodec(name: "H264", payloadType: 102, clockRate: 90000, fmtp: "packetization-mode=1;profile-level-id=42e01f")
+        let (n, _) = try answer(offer, .play, publisher: PublisherCodecs(audio: nil, video: publisher))
+        #expect(n.session.video?.codec.fmtp == "packetization-mode=1;profile-level-id=42e01f")
+    }
+
+    /// (offered H264 payloads as (mode, profile-level-id), expected chosen index or nil)
+    static let h264Table: [([(String?, String?)], Int?)] = [
+        ([("1", "42e01f")], 0),
+        ([("0", "42e01f"), ("1", "42e01f")], 1),
+        ([("1", "42001f"), ("1", "42e01f")], 1),
+        ([("0", "42001f"), ("1", "42001f")], 1),
+        ([(nil, "42e01f")], 0),
+        ([("1", nil)], 0),
+        ([("2", "42e01f")], nil),
+        ([("1", "4d001f")], nil),
+        ([("1", "640c1f")], nil),
+        ([("1", "4d001f"), ("0", "42e01f")], 1),
+        ([("1", "nothex")], nil),
+    ]
+
+    @Test func h264PacketizationModeAndProfileTable() throws {
+        for (offered, expected) in Self.h264Table {
+            let pts = offered.indices.map { 100 + $0 }
+            let codecs = zip(pts, offered).map { OfferBuilder.h264($0, mode: $1.0, profile: $1.1) }.joined(separator: "\n")
+            let offer = OfferBuilder.offer([OfferBuilder.audio(), OfferBuilder.video(pts: pts.map(String.init).joined(separator: " "), codecs: codecs)])
+            let (n, a) = try answer(offer, .publish, configuration: .init(videoCodecs: ["H264"]))
+            #expect(n.session.video?.codec.payloadType == expected.map { pts[$0] }, "\(offered)")
+            #expect((a.media[1].port == 0) == (expected == nil), "\(offered)")
+        }
+    }
+
+    @Test func playMatchesPublisherH264ModeAndProfile() throws {
+        let codecs = [OfferBuilder.h264(100, mode: "0", profile: "42e01f"), OfferBuilder.h264(101, mode: "1", profile: "42001f"),
+                      OfferBuilder.h264(102, mode: "1", profile: "42e01f"), OfferBuilder.h264(103, mode: "1", profile: "4d001f")]
+        let offer = OfferBuilder.offer([OfferBuilder.video(direction: "recvonly", pts: "100 101 102 103", codecs: codecs.joined(separator: "\n"))])
+        for (fmtp, expected) in [("packetization-mode=1;profile-level-id=42e01f", 102), ("packetization-mode=0;profile-level-id=42e01f", 100),
+                                 ("packetization-mode=1;profile-level-id=42001f", 101), ("packetization-mode=1;profile-level-id=4d001f", 103),
+                                 ("packetization-mode=1;profile-level-id=640c1f", nil), ("profile-level-id=42001f", nil)] as [(String, Int?)] {
+            let publisher = NegotiatedCodec(name: "h264", payloadType: 125, clockRate: 90000, fmtp: fmtp)
+            do {
+                let (n, _) = try answer(offer, .play, publisher: PublisherCodecs(audio: nil, video: publisher))
+                #expect(n.session.video?.codec.payloadType == expected, "\(fmtp)")
+            } catch SDPError.noCommonCodecs {
+                #expect(expected == nil, "\(fmtp)")
+            }
+        }
+    }
+
+    @Test func codecNamesAreCaseInsensitive() throws {
+        let offer = OfferBuilder.offer([
+            OfferBuilder.audio(codecs: "a=rtpmap:109 OPUS/48000/2", pts: "0 109"),
+            OfferBuilder.video(pts: "120 121", codecs: "a=rtpmap:120 vp8/90000\na=rtcp-fb:120 NACK\na=rtpmap:121 RTX/90000\na=fmtp:121 APT=120"),
+        ])
+        let (n, a) = try answer(offer, .publish)
+        #expect(n.session.audio?.codec.payloadType == 109)
+        #expect(n.session.audio?.codec.name == "OPUS")
+        #expect(n.session.video?.codec.payloadType == 120)
+        #expect(n.session.video?.rtxPayloadType == 121)
+        #expect(n.session.video?.feedback == RTCPFeedbackSet(nack: true))
+        #expect(a.media[0].payloadTypes == [109])
+    }
+
+    @Test func bundleOnlyWithPortZeroIsAccepted() throws {
+        let offer = OfferBuilder.offer([
+            OfferBuilder.audio(mid: "audio0"),
+            OfferBuilder.video(mid: "video0", port: 0, pts: "96", codecs: "a=rtpmap:96 VP8/90000", transport: "", extra: "a=bundle-only"),
+        ])
+        let (n, a) = try answer(offer, .publish)
+        #expect(n.session.bundleMids == ["audio0", "video0"])
+        #expect(n.session.video?.mid == "video0")
+        #expect(a.media[1].port == 10000)
+        #expect(a.bundleMids == ["audio0", "video0"])
+    }
+
+    @Test func offerWithoutExtensionsUsesSSRCs() throws {
+        let offer = OfferBuilder.offer([
+            OfferBuilder.audio(extra: "a=ssrc:11 cname:c"),
+            OfferBuilder.video(pts: "96 97", codecs: "a=rtpmap:96 VP8/90000\na=rtpmap:97 rtx/90000\na=fmtp:97 apt=96",
+                               extra: "a=ssrc-group:FID 21 22\na=ssrc:21 cname:c\na=ssrc:22 cname:c"),
+        ])
+        let (n, a) = try answer(offer, .publish)
+        #expect(n.session.audio?.extensions == NegotiatedExtensions())
+        #expect(n.session.audio?.remoteSSRCs == [RemoteSSRC(ssrc: 11, cname: "c")])
+        #expect(n.session.video?.remoteSSRCs == [RemoteSSRC(ssrc: 21, rtxSSRC: 22, cname: "c")])
+        #expect(a.media.allSatisfy { $0.extensionMaps.isEmpty })
+    }
+
+    @Test func ssrcSimulcast() throws {
+        let offer = OfferBuilder.offer([OfferBuilder.video(pts: "96 97", codecs: "a=rtpmap:96 VP8/90000\na=rtpmap:97 rtx/90000\na=fmtp:97 apt=96", extra: """
+            a=ssrc-group:SIM 1 2 3
+            a=ssrc-group:FID 1 11
+            a=ssrc-group:FID 2 12
+            a=ssrc-group:FID 3 13
+            a=ssrc:1 cname:c
+            a=ssrc:2 cname:c
+            a=ssrc:3 cname:c
+            a=ssrc:11 cname:c
+            a=ssrc:12 cname:c
+            a=ssrc:13 cname:c
+            """)])
+        let (n, _) = try answer(offer, .publish)
+        let video = try #require(n.session.video)
+        #expect(video.simulcastLayers == [SimulcastLayer(ssrc: 1, rtxSSRC: 11), SimulcastLayer(ssrc: 2, rtxSSRC: 12), SimulcastLayer(ssrc: 3, rtxSSRC: 13)])
+        #expect(video.remoteSSRCs.map(\.ssrc) == [1, 2, 3])
+        #expect(video.remoteSSRCs.map(\.rtxSSRC) == [11, 12, 13])
+    }
+
+    @Test func ridSimulcastLimitsAlternativesAndPaused() throws {
+        let offer = OfferBuilder.offer([OfferBuilder.video(pts: "96", codecs: "a=rtpmap:96 VP8/90000", extra: """
+            a=rid:a send
+            a=rid:b send
+            a=rid:c send
+            a=rid:d send
+            a=rid:x recv
+            a=simulcast:send x,a;~b;c;d
+            """)])
+        let (n, a) = try answer(offer, .publish)
+        #expect(n.session.video?.simulcastLayers == [SimulcastLayer(rid: "a"), SimulcastLayer(rid: "b", paused: true), SimulcastLayer(rid: "c")])
+        #expect(a.media[0].simulcast == SimulcastDescription(recv: [[.init(id: "a")], [.init(id: "b", paused: true)], [.init(id: "c")]]))
+        #expect(a.media[0].rids.map(\.id) == ["a", "b", "c"])
+    }
+
+    @Test func unsupportedVideoLeavesAudioOnly() throws {
+        let offer = OfferBuilder.offer([OfferBuilder.audio(), OfferBuilder.video(pts: "96", codecs: "a=rtpmap:96 H265/90000")])
+        let (n, a) = try answer(offer, .publish)
+        #expect(n.session.audio != nil && n.session.video == nil)
+        #expect(n.session.bundleMids == ["a"] && n.session.rejectedMids == ["v"])
+        #expect(a.media[1].port == 0 && a.media[1].mid == "v")
+        #expect(a.bundleMids == ["a"])
+    }
+
+    @Test func noCommonCodecs() {
+        let offer = OfferBuilder.offer([OfferBuilder.audio(codecs: "a=rtpmap:0 PCMU/8000", pts: "0"),
+                                        OfferBuilder.video(pts: "96", codecs: "a=rtpmap:96 H265/90000")])
+        #expect(throws: SDPError.noCommonCodecs) { try answer(offer, .publish) }
+        #expect(throws: SDPError.noCommonCodecs) {
+            try answer(OfferBuilder.offer([OfferBuilder.audio(direction: "recvonly")]), .play,
+                       publisher: PublisherCodecs(audio: nil, video: NegotiatedCodec(name: "VP8", payloadType: 96, clockRate: 90000)))
+        }
+    }
+
+    @Test func extraAndDataChannelSections() throws {
+        let data = "m=application 9 UDP/DTLS/SCTP webrtc-datachannel\nc=IN IP4 0.0.0.0\na=mid:d\na=sctp-port:5000\na=max-message-size:65536"
+        let offer = OfferBuilder.offer([OfferBuilder.audio(mid: "a1"), OfferBuilder.audio(mid: "a2"),
+                                        OfferBuilder.video(pts: "96", codecs: "a=rtpmap:96 VP8/90000"), data])
+        let (n, a) = try answer(offer, .publish)
+        #expect(n.session.audio?.mid == "a1")
+        #expect(n.session.rejectedMids == ["a2"])
+        #expect(n.session.dataChannel == NegotiatedDataChannel(mid: "d", remoteSCTPPort: 5000, remoteMaxMessageSize: 65536,
+                                                               localSCTPPort: 5000, localMaxMessageSize: 262144))
+        #expect(n.session.bundleMids == ["a1", "v", "d"])
+        #expect(a.media.map(\.port) == [10000, 0, 10000, 10000])
+        #expect(a.media.map(\.mid) == ["a1", "a2", "v", "d"])
+        #expect(a.media[3].sctpPort == 5000 && a.media[3].formats == ["webrtc-datachannel"])
+
+        let (n2, a2) = try answer(offer, .publish, configuration: .init(acceptsDataChannel: false))
+        #expect(n2.session.dataChannel == nil && a2.media[3].port == 0 && n2.session.rejectedMids == ["a2", "d"])
+    }
+
+    @Test func dtlsSetup() throws {
+        for (offered, answered, role) in [("actpass", DTLSSetup.passive, DTLSRole.server), ("active", .passive, .server),
+                                          ("passive", .active, .client)] {
+            let offer = OfferBuilder.offer([OfferBuilder.audio()]).replacingOccurrences(of: "a=setup:actpass", with: "a=setup:\(offered)")
+            let (n, a) = try answer(offer, .publish)
+            #expect(n.session.dtlsRole == role)
+            #expect(a.media[0].setup == answered)
+        }
+        let hold = OfferBuilder.offer([OfferBuilder.audio()]).replacingOccurrences(of: "a=setup:actpass", with: "a=setup:holdconn")
+        #expect(throws: SDPError.unsupportedDTLSSetup("holdconn")) { try answer(hold, .publish) }
+    }
+
+    @Test func sessionLevelTransportIsUsed() throws {
+        let offer = OfferBuilder.offer(session: OfferBuilder.transport, [OfferBuilder.audio(transport: "")])
+        let (n, _) = try answer(offer, .publish)
+        #expect(n.session.remoteICEUfrag == "cliU")
+    }
+
+    @Test func transportErrors() {
+        let noICE = OfferBuilder.audio(transport: "a=fingerprint:sha-256 AB:CD\na=setup:actpass")
+        #expect(throws: SDPError.missingICECredentials) { try answer(OfferBuilder.offer([noICE]), .publish) }
+        let noFingerprint = OfferBuilder.audio(transport: "a=ice-ufrag:u\na=ice-pwd:p")
+        #expect(throws: SDPError.missingFingerprint) { try answer(OfferBuilder.offer([noFingerprint]), .publish) }
+        let noMux = OfferBuilder.video(pts: "96", codecs: "a=rtpmap:96 VP8/90000", rtcpMux: false)
+        #expect(throws: SDPError.missingRTCPMux(mid: "v")) { try answer(OfferBuilder.offer([noMux]), .publish) }
+        let noBundle = OfferBuilder.offer(bundle: [], [OfferBuilder.audio(), OfferBuilder.video(pts: "96", codecs: "a=rtpmap:96 VP8/90000")])
+        #expect(throws: SDPError.bundleRequired) { try answer(noBundle, .publish) }
+        let noMid = OfferBuilder.offer([OfferBuilder.audio().replacingOccurrences(of: "a=mid:a\n", with: "")])
+        #expect(throws: SDPError.missingMid(mediaIndex: 0)) { try answer(noMid, .publish) }
+        #expect(throws: SDPError.noMediaSections) { try answer("v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\n", .publish) }
+    }
+
+    @Test func directionMustFitRole() throws {
+        #expect(throws: SDPError.directionMismatch(role: .publish)) { try answer(Offers.text("chromium-play"), .publish) }
+        #expect(throws: SDPError.directionMismatch(role: .play)) { try answer(Offers.text("chromium-publish"), .play) }
+        let mixed = OfferBuilder.offer([OfferBuilder.audio(direction: "recvonly"), OfferBuilder.video(direction: "sendrecv", pts: "96", codecs: "a=rtpmap:96 VP8/90000")])
+        let (n, _) = try answer(mixed, .publish)
+        #expect(n.session.audio == nil && n.session.video?.direction == .recvonly)
+    }
+
+    @Test func bitrateCaps() throws {
+        let (n, a) = try answer(Offers.text("chromium-publish"), .publish) {
+            $0.videoBitrateKbps = 800
+            $0.audioBitrateKbps = 64
+        }
+        #expect(a.media[1].bandwidths == [Bandwidth(type: "AS", value: 800), Bandwidth(type: "TIAS", value: 800_000)])
+        #expect(a.media[0].bandwidths == [Bandwidth(type: "AS", value: 64), Bandwidth(type: "TIAS", value: 64_000)])
+        #expect(n.session.video?.maxBitrate == 800_000)
+        #expect(n.answerSDP.contains("c=IN IP4 127.0.0.1\r\nb=AS:800\r\nb=TIAS:800000\r\n"))
+    }
+
+    @Test func serverPreferenceIsConfigurable() throws {
+        let (n, _) = try answer(Offers.text("chromium-publish"), .publish, configuration: .init(videoCodecs: ["AV1", "VP8"]))
+        #expect(n.session.video?.codec.name == "AV1" && n.session.video?.codec.payloadType == 45)
+        #expect(n.session.video?.rtxPayloadType == 46)
+        let (vp9, _) = try answer(Offers.text("chromium-publish"), .publish, configuration: .init(videoCodecs: ["VP9"]))
+        #expect(vp9.session.video?.codec.payloadType == 98, "profile-id=0, not the profile-id=2 at 100")
+    }
+}
