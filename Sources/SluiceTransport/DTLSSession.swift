@@ -129,7 +129,7 @@ public final class DTLSSession {
         if state == .connecting { driveHandshake() }
         if state == .connected { readApplicationData(applicationData) }
         // Records OpenSSL did not consume (for example after a failure) must not linger.
-        if BIO_ctrl_pending(readBIO) > 0 { _ = BIO_ctrl(readBIO, BIO_CTRL_RESET, 0, nil) }
+        if BIO_ctrl_pending(readBIO) > 0 { OpenSSLMacros.resetBIO(readBIO) }
         return state
     }
 
@@ -257,7 +257,7 @@ public final class DTLSSession {
             end = recordEnd
         }
         if end > start { body(UnsafeRawBufferPointer(rebasing: pending[start..<end])) }
-        _ = BIO_ctrl(writeBIO, BIO_CTRL_RESET, 0, nil)
+        OpenSSLMacros.resetBIO(writeBIO)
     }
 
     /// End of the DTLS record starting at `offset` (13-byte header, length at offset 11);

@@ -1,40 +1,53 @@
-import CShims
+import COpenSSL
 
-/// OpenSSL macros reached through CShims. Kept in a file that imports CShims but not COpenSSL:
-/// the two modules see glibc's fd_set differently (CShims defines _GNU_SOURCE), and Clang
-/// rejects a file that imports both.
+/// OpenSSL's function-like macros, spelled as the ctrl calls they expand to.
+///
+/// These deliberately do not go through CShims: CShims.h defines _GNU_SOURCE, so glibc's
+/// fd_set is declared differently in the CShims and COpenSSL Clang modules, and any Swift
+/// compile job that loads both fails ("fds_bits ... not present in definition of fd_set").
 enum OpenSSLMacros {
+    /// SSL_OP_BIT(14) and SSL_OP_BIT(12) in ssl.h; Swift cannot import SSL_OP_BIT.
+    static let noTicket: UInt64 = 1 << 14
+    static let noQueryMTU: UInt64 = 1 << 12
+
     static func setDTLSOptions(_ context: OpaquePointer) {
-        _ = sluice_SSL_CTX_set_options(context, sluice_SSL_OP_NO_TICKET() | sluice_SSL_OP_NO_QUERY_MTU())
-        _ = sluice_SSL_CTX_set_read_ahead(context, 1)
+        _ = SSL_CTX_set_options(context, noTicket | noQueryMTU)
+        _ = SSL_CTX_ctrl(context, SSL_CTRL_SET_READ_AHEAD, 1, nil)
     }
-}
 
-extension OpenSSLMacros {
-    /// Microseconds until the DTLS retransmission timer fires, or nil when none is armed.
+    /// DTLSv1_get_timeout: microseconds until the retransmission timer fires, nil when unarmed.
     static func dtlsTimeoutMicros(_ ssl: OpaquePointer) -> Int? {
-        let micros = sluice_DTLSv1_get_timeout_us(ssl)
-        return micros < 0 ? nil : micros
+        var timeval: (seconds: Int, micros: Int) = (0, 0)  // struct timeval on LP64
+        let armed = withUnsafeMutableBytes(of: &timeval) { SSL_ctrl(ssl, DTLS_CTRL_GET_TIMEOUT, 0, $0.baseAddress) }
+        return armed == 1 ? timeval.seconds * 1_000_000 + timeval.micros : nil
     }
 
-    /// 1 if a flight was retransmitted, 0 if the timer had not expired, -1 on too many.
+    /// DTLSv1_handle_timeout: 1 if a flight was retransmitted, 0 if the timer had not expired,
+    /// -1 when OpenSSL gives up.
     static func dtlsHandleTimeout(_ ssl: OpaquePointer) -> Int {
-        sluice_DTLSv1_handle_timeout(ssl)
+        SSL_ctrl(ssl, DTLS_CTRL_HANDLE_TIMEOUT, 0, nil)
     }
 
+    /// BIO_get_mem_data: the unread bytes of a memory BIO, valid until it is written or reset.
     static func memoryBIOData(_ bio: OpaquePointer) -> UnsafeRawBufferPointer {
-        var data: UnsafeMutablePointer<CChar>?
-        let length = sluice_BIO_get_mem_data(bio, &data)
+        var data: UnsafeMutableRawPointer?
+        let length = withUnsafeMutablePointer(to: &data) { BIO_ctrl(bio, BIO_CTRL_INFO, 0, $0) }
         guard length > 0, let data else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         return UnsafeRawBufferPointer(start: data, count: length)
     }
 
-    static func setMTU(_ ssl: OpaquePointer, _ mtu: Int) {
-        _ = sluice_SSL_set_mtu(ssl, mtu)
+    static func resetBIO(_ bio: OpaquePointer) {
+        _ = BIO_ctrl(bio, BIO_CTRL_RESET, 0, nil)
     }
 
-    /// An empty read BIO must say "retry", not EOF, or the handshake fails between datagrams.
+    /// SSL_set_mtu: the largest datagram DTLS writes (SSL_OP_NO_QUERY_MTU keeps it fixed).
+    static func setMTU(_ ssl: OpaquePointer, _ mtu: Int) {
+        _ = SSL_ctrl(ssl, SSL_CTRL_SET_MTU, mtu, nil)
+    }
+
+    /// BIO_set_mem_eof_return(-1): an empty read BIO must say "retry", not EOF, or the
+    /// handshake fails between datagrams.
     static func setRetryOnEmpty(_ bio: OpaquePointer) {
-        _ = sluice_BIO_set_mem_eof_return(bio, -1)
+        _ = BIO_ctrl(bio, BIO_C_SET_BUF_MEM_EOF_RETURN, -1, nil)
     }
 }
