@@ -9,7 +9,6 @@ public final class STUNIntegrityKey {
     public static let hmacSize = 20
 
     private let context: OpaquePointer
-    public let keyBytes: [UInt8]
 
     public convenience init(password: String) {
         self.init(key: Array(password.utf8))
@@ -17,7 +16,6 @@ public final class STUNIntegrityKey {
 
     public init(key: [UInt8]) {
         OpenSSLLibrary.initialize()
-        keyBytes = key
         guard let mac = OpenSSLLibrary.hmac, let ctx = EVP_MAC_CTX_new(mac) else {
             fatalError("OpenSSL has no HMAC implementation")
         }
