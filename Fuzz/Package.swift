@@ -17,5 +17,6 @@ let package = Package(
     targets: [
         fuzzTarget("FuzzWire", ["SluiceWire"]),
         fuzzTarget("FuzzSDP", ["SluiceSDP"]),
+        fuzzTarget("FuzzSTUN", ["SluiceTransport", "SluiceWire"]),
     ]
 )

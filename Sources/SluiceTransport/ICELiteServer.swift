@@ -1,0 +1,174 @@
+import SluiceWire
+
+/// Why a STUN message got no answer from an ICE agent.
+public enum ICEDropReason: Sendable, Equatable {
+    case notBindingRequest
+    case missingUsername
+    case usernameMismatch
+    case missingIntegrity
+    case badIntegrity
+    case badFingerprint
+    case replyBufferTooSmall
+}
+
+/// What an authenticated binding request changed in the agent's tuples.
+public enum ICETupleChange: Sendable, Equatable {
+    case none
+    /// A new remote address was recorded; it may carry media but is not the selected one.
+    case added
+    /// The request's address is now the selected tuple (new, or newly nominated).
+    case selected
+}
+
+public enum ICEResult: Sendable, Equatable {
+    /// Send the first `length` bytes of the reply buffer back to the request's source address.
+    case respond(length: Int, tupleChange: ICETupleChange)
+    case drop(ICEDropReason)
+}
+
+/// The server side of ICE-lite for one transport (RFC 8445 sections 2.5 and 7.3): always
+/// controlled, it never sends checks; it answers authenticated binding requests, learns the
+/// remote tuples they come from, and takes the one nominated by USE-CANDIDATE as selected.
+///
+/// Unauthenticated requests (bad USERNAME, missing or wrong MESSAGE-INTEGRITY, wrong
+/// FINGERPRINT) are dropped silently rather than answered with 400/401: an answer would tell a
+/// prober that the ufrag exists and would let a spoofed source reflect traffic at a third party.
+/// A well-formed peer never needs those error responses to make progress.
+public final class ICELiteServer {
+    public struct Tuple: Sendable, Equatable {
+        public let address: SocketAddress
+        public var lastRequestMicros: UInt64
+    }
+
+    /// Tuples kept per transport. Only authenticated peers add tuples, and a real peer has a
+    /// handful of candidates; past this, unnominated newcomers are answered but not recorded.
+    public static let maxTuples = 16
+
+    public let localUfrag: String
+    public let localPassword: String
+    public var remoteUfrag: String? {
+        didSet { expectedUsername = ICELiteServer.username(local: localUfrag, remote: remoteUfrag) }
+    }
+    public let integrityKey: STUNIntegrityKey
+
+    public private(set) var tuples: [Tuple] = []
+    public private(set) var selectedTuple: SocketAddress?
+    /// True once a USE-CANDIDATE request chose the selected tuple.
+    public private(set) var isNominated = false
+    /// When the last authenticated request arrived on the selected tuple (or creation time).
+    public private(set) var lastConsentMicros: UInt64
+
+    private var expectedUsername: [UInt8]
+
+    public init(localUfrag: String, localPassword: String, remoteUfrag: String?, now: UInt64) {
+        self.localUfrag = localUfrag
+        self.localPassword = localPassword
+        self.remoteUfrag = remoteUfrag
+        integrityKey = STUNIntegrityKey(password: localPassword)
+        expectedUsername = ICELiteServer.username(local: localUfrag, remote: remoteUfrag)
+        lastConsentMicros = now
+        tuples.reserveCapacity(ICELiteServer.maxTuples)
+    }
+
+    /// "local:remote" when the remote ufrag is known, "local:" when it is not.
+    private static func username(local: String, remote: String?) -> [UInt8] {
+        Array(local.utf8) + [UInt8(ascii: ":")] + Array((remote ?? "").utf8)
+    }
+
+    /// The receiver's ufrag in a binding request's USERNAME ("<receiver>:<sender>"), as a view
+    /// into the datagram: what a worker looks its transports up by. Nil if not a STUN request
+    /// with a USERNAME.
+    public static func localUfrag(inBindingRequest datagram: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        guard let message = try? STUNMessage(parsing: datagram), message.type == .bindingRequest else { return nil }
+        return message.usernameLocalFragment
+    }
+
+    /// Checks and answers one binding request that arrived from `source`. The reply, if any, is
+    /// written to `reply`; 128 bytes always suffice.
+    public func handleBindingRequest(_ message: STUNMessage, from source: SocketAddress, now: UInt64,
+                                     reply: UnsafeMutableRawBufferPointer) -> ICEResult {
+        guard message.type == .bindingRequest else { return .drop(.notBindingRequest) }
+        guard let username = message.username else { return .drop(.missingUsername) }
+        guard message.messageIntegrityOffset != nil else { return .drop(.missingIntegrity) }
+        if message.fingerprintOffset != nil, !message.checkFingerprint() { return .drop(.badFingerprint) }
+        guard usernameMatches(username) else { return .drop(.usernameMismatch) }
+        guard message.checkMessageIntegrity(key: integrityKey) else { return .drop(.badIntegrity) }
+
+        // A lite agent is always controlled and cannot switch roles: a peer that also claims the
+        // controlled role gets 487 so that it switches (RFC 8445 section 7.3.1.1).
+        if message.iceControlled != nil, message.iceControlling == nil {
+            guard let length = STUNMessageWriter.bindingErrorResponse(
+                into: reply, transactionID: message.transactionID,
+                code: 487, reason: "Role Conflict", key: integrityKey)
+            else { return .drop(.replyBufferTooSmall) }
+            return .respond(length: length, tupleChange: .none)
+        }
+
+        guard let length = STUNMessageWriter.bindingSuccessResponse(
+            into: reply, transactionID: message.transactionID, mappedAddress: source, key: integrityKey)
+        else { return .drop(.replyBufferTooSmall) }
+        return .respond(length: length, tupleChange: record(source, nominating: message.useCandidate, now: now))
+    }
+
+    private func usernameMatches(_ username: UnsafeRawBufferPointer) -> Bool {
+        expectedUsername.withUnsafeBytes { expected in
+            if remoteUfrag != nil {
+                guard username.count == expected.count else { return false }
+            } else {
+                // Remote ufrag unknown: accept any sender part after "local:".
+                guard username.count >= expected.count else { return false }
+            }
+            for i in 0..<expected.count where username[i] != expected[i] { return false }
+            return true
+        }
+    }
+
+    private func record(_ source: SocketAddress, nominating: Bool, now: UInt64) -> ICETupleChange {
+        var change = ICETupleChange.none
+        if let index = tuples.firstIndex(where: { $0.address == source }) {
+            tuples[index].lastRequestMicros = now
+        } else if tuples.count < ICELiteServer.maxTuples {
+            tuples.append(Tuple(address: source, lastRequestMicros: now))
+            change = .added
+        } else if nominating, let oldest = oldestUnselectedTupleIndex() {
+            tuples[oldest] = Tuple(address: source, lastRequestMicros: now)
+            change = .added
+        } else {
+            return .none
+        }
+
+        if nominating, !isNominated || selectedTuple != source {
+            isNominated = true
+            selectedTuple = source
+            change = .selected
+        } else if selectedTuple == nil {
+            // Before nomination the first authenticated tuple may carry media (RFC 8445 7.3.1.5
+            // lets a lite agent use any valid pair; browsers start DTLS before nominating).
+            selectedTuple = source
+            change = .selected
+        }
+        if selectedTuple == source { lastConsentMicros = now }
+        return change
+    }
+
+    private func oldestUnselectedTupleIndex() -> Int? {
+        var result: Int?
+        for (index, tuple) in tuples.enumerated() where tuple.address != selectedTuple {
+            if let r = result, tuples[r].lastRequestMicros <= tuple.lastRequestMicros { continue }
+            result = index
+        }
+        return result
+    }
+
+    /// Whether media from `address` may be accepted: it passed a connectivity check. A worker
+    /// that maps addresses to transports should confirm with this, since tuples can be replaced.
+    public func hasTuple(_ address: SocketAddress) -> Bool {
+        tuples.contains { $0.address == address }
+    }
+
+    /// RFC 7675: consent is lost when no authenticated request arrived on the selected tuple for
+    /// `timeoutMicros` (30 s by default; browsers check about every 5 s).
+    public func isConsentExpired(now: UInt64, timeoutMicros: UInt64 = 30_000_000) -> Bool {
+        now > lastConsentMicros && now - lastConsentMicros > timeoutMicros
+    }
+}
