@@ -1,0 +1,86 @@
+import SluiceJSON
+import SluiceMedia
+
+/// PROTOCOL.md "Constraints": `audio` and `video` are each false, true or an object;
+/// bitrates in kbit/s; `quality` a name or a 1-100 WCS number. Unknown members are ignored.
+public enum ConstraintsParser {
+    /// Caps above this are surely mistakes, and keep later arithmetic far from overflow.
+    static let largestValue: Int64 = 10_000_000
+
+    public static func parse(_ value: JSONValue) throws(RPCError) -> StreamConstraints {
+        guard let object = value.objectValue else { throw .invalidParams("'constraints' must be an object") }
+        var constraints = StreamConstraints()
+
+        switch object["audio"] {
+        case nil, .null?:
+            break
+        case .bool(let enabled)?:
+            constraints.audio = enabled
+        case .object(let audio)?:
+            constraints.audio = true
+            constraints.audioBitrateKbps = try positiveInteger(audio["bitrate"], field: "constraints.audio.bitrate")
+        default:
+            throw .invalidParams("'constraints.audio' must be a boolean or an object")
+        }
+
+        switch object["video"] {
+        case nil, .null?:
+            break
+        case .bool(let enabled)?:
+            constraints.video = enabled ? VideoConstraints() : nil
+        case .object(let video)?:
+            constraints.video = try parseVideo(video)
+        default:
+            throw .invalidParams("'constraints.video' must be a boolean or an object")
+        }
+        return constraints
+    }
+
+    static func parseVideo(_ video: JSONObject) throws(RPCError) -> VideoConstraints {
+        var result = VideoConstraints()
+        result.width = try positiveInteger(video["width"], field: "constraints.video.width")
+        result.height = try positiveInteger(video["height"], field: "constraints.video.height")
+        result.fps = try positiveInteger(video["fps"], field: "constraints.video.fps")
+        result.bitrateKbps = try positiveInteger(video["bitrate"], field: "constraints.video.bitrate")
+        result.minBitrateKbps = try positiveInteger(video["minBitrate"], field: "constraints.video.minBitrate")
+        result.maxBitrateKbps = try positiveInteger(video["maxBitrate"], field: "constraints.video.maxBitrate")
+        if let minimum = result.minBitrateKbps, let maximum = result.maxBitrateKbps, minimum > maximum {
+            throw .invalidParams("'constraints.video.minBitrate' must not exceed 'constraints.video.maxBitrate'")
+        }
+        result.quality = try quality(video["quality"])
+        return result
+    }
+
+    /// Whole numbers only; `30.0` is taken as 30, `29.97` is refused.
+    static func positiveInteger(_ value: JSONValue?, field: String) throws(RPCError) -> Int? {
+        guard let value, !value.isNull else { return nil }
+        guard let number = value.intValue, (1...largestValue).contains(number) else {
+            throw .invalidParams("'\(field)' must be an integer from 1 to \(largestValue)")
+        }
+        return Int(number)
+    }
+
+    static func quality(_ value: JSONValue?) throws(RPCError) -> VideoConstraints.Quality {
+        let problem = RPCError.invalidParams(
+            "'constraints.video.quality' must be \"auto\", \"high\", \"medium\", \"low\" or an integer from 1 to 100")
+        switch value {
+        case nil, .null?:
+            return .auto
+        case .string(let name)?:
+            switch name.lowercased() {
+            case "auto": return .auto
+            case "high": return .high
+            case "medium": return .medium
+            case "low": return .low
+            default: throw problem
+            }
+        case let number? where number.isNumber:
+            guard let level = number.intValue, (1...100).contains(level) else { throw problem }
+            if level >= 67 { return .high }
+            if level >= 34 { return .medium }
+            return .low
+        default:
+            throw problem
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import SluiceJSON
+
+/// An HTTP request, complete with its body, as a route handler sees it.
+public struct HTTPRequest: Sendable {
+    /// Upper case: GET, POST, PUT, PATCH, DELETE, OPTIONS, HEAD.
+    public var method: String
+    /// The decoded path, without the query ("/api/v1/streams/cam1").
+    public var path: String
+    /// The query without its "?" ("quality=low&width=640"), or "".
+    public var query: String
+    /// Lower-case names; only the headers `HTTPRequest.collectedHeaders` lists are kept.
+    public var headers: [String: String]
+    public var body: [UInt8]
+
+    public init(method: String, path: String, query: String = "", headers: [String: String] = [:], body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// The query's name=value pairs in order; a name without "=" has an empty value.
+    public var queryItems: [(name: String, value: String)] {
+        query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+        }
+    }
+
+    /// The headers the server copies out of libwebsockets for handlers.
+    public static let collectedHeaders = [
+        "host", "origin", "authorization", "content-type", "content-length", "accept",
+        "user-agent", "if-match", "if-none-match", "x-forwarded-for",
+    ]
+}
+
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    /// Extra headers; content-type and content-length are written from `contentType` and `body`.
+    public var headers: [(name: String, value: String)]
+    public var contentType: String?
+    public var body: [UInt8]
+
+    public init(status: Int, contentType: String? = nil, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.contentType = contentType
+        self.headers = headers
+        self.body = body
+    }
+
+    public static func json(_ value: JSONValue, status: Int = 200, headers: [(name: String, value: String)] = []) -> HTTPResponse {
+        HTTPResponse(status: status, contentType: "application/json", headers: headers, body: value.serializedBytes())
+    }
+
+    /// The error shape of PROTOCOL.md section 2: `{"error":{"code","message","reason"}}`.
+    public static func error(status: Int, message: String, reason: String,
+                             headers: [(name: String, value: String)] = []) -> HTTPResponse {
+        json(["error": ["code": JSONValue(status), "message": .string(message), "reason": .string(reason)]],
+             status: status, headers: headers)
+    }
+
+    public static let notFound = HTTPResponse.error(status: 404, message: "Not found", reason: "NOT_FOUND")
+}
+
+/// The route table: (method, path prefix) to a handler. Handlers run on the service thread
+/// and answer at once. A prefix matches the path itself and anything under it
+/// ("/api/v1/streams" matches "/api/v1/streams/cam1", not "/api/v1/streamsX"); the longest
+/// matching prefix wins. A path with routes but none for the method gets 405.
+public final class HTTPRouter {
+    public typealias Handler = (HTTPRequest) -> HTTPResponse
+
+    private struct Route {
+        var method: String?
+        var prefix: String
+        var handler: Handler
+    }
+
+    private var routes: [Route] = []
+
+    public init() {}
+
+    /// `method` nil matches every method.
+    public func add(_ method: String?, _ pathPrefix: String, handler: @escaping Handler) {
+        routes.append(Route(method: method?.uppercased(), prefix: pathPrefix, handler: handler))
+    }
+
+    public func hasRoute(_ method: String?, _ pathPrefix: String) -> Bool {
+        routes.contains { $0.method == method?.uppercased() && $0.prefix == pathPrefix }
+    }
+
+    public func route(_ request: HTTPRequest) -> HTTPResponse {
+        let matching = routes.filter { HTTPRouter.prefix($0.prefix, matches: request.path) }
+        guard !matching.isEmpty else { return .notFound }
+        let forMethod = matching.filter { $0.method == nil || $0.method == request.method
+            || ($0.method == "GET" && request.method == "HEAD") }
+        guard let best = forMethod.max(by: { $0.prefix.count < $1.prefix.count }) else {
+            let allowed = Set(matching.compactMap(\.method)).sorted().joined(separator: ", ")
+            return .error(status: 405, message: "Method not allowed", reason: "METHOD_NOT_ALLOWED",
+                          headers: [("allow", allowed)])
+        }
+        return best.handler(request)
+    }
+
+    static func prefix(_ prefix: String, matches path: String) -> Bool {
+        guard path.hasPrefix(prefix) else { return false }
+        if path.count == prefix.count || prefix.hasSuffix("/") { return true }
+        return path.dropFirst(prefix.count).first == "/"
+    }
+}

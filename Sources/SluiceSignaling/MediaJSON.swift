@@ -1,0 +1,82 @@
+import SluiceJSON
+import SluiceMedia
+
+/// The JSON shapes of what the engine reports: stats (PROTOCOL.md section 3) and the
+/// `streamStatus` / `streamEvent` notification params.
+enum MediaJSON {
+    static func stats(_ stats: HandleStats) -> JSONValue {
+        var object: JSONObject = [
+            "handle": .string(stats.handle),
+            "stream": .string(stats.stream),
+            "role": .string(stats.role.rawValue),
+        ]
+        if let audio = stats.audio { object["audio"] = kindStats(audio, video: false) }
+        if let video = stats.video { object["video"] = kindStats(video, video: true) }
+        return .object(object)
+    }
+
+    static func kindStats(_ stats: KindStats, video: Bool) -> JSONValue {
+        var object: JSONObject = [
+            "packets": JSONValue(stats.packets),
+            "bytes": JSONValue(stats.bytes),
+            "bitrate": JSONValue(stats.bitrateKbps),
+            "packetsLost": JSONValue(stats.packetsLost),
+            "fractionLost": JSONValue(stats.fractionLost),
+            "jitterMs": JSONValue(stats.jitterMs),
+            "rttMs": JSONValue(stats.rttMs),
+            "nacks": JSONValue(stats.nacks),
+            "plis": JSONValue(stats.plis),
+            "firs": JSONValue(stats.firs),
+        ]
+        if video {
+            object["fps"] = JSONValue(stats.fps)
+            object["width"] = JSONValue(stats.width)
+            object["height"] = JSONValue(stats.height)
+            if let layer = stats.layer { object["layer"] = JSONValue(layer) }
+            object["keyFrames"] = JSONValue(stats.keyFrames)
+        }
+        if let codec = stats.codec { object["codec"] = .string(codec) }
+        return .object(object)
+    }
+
+    static func streamStatus(handle: StreamHandle, stream: String, role: StreamRole, status: StreamStatus,
+                             info: String?) -> JSONObject {
+        var params: JSONObject = [
+            "handle": .string(handle),
+            "stream": .string(stream),
+            "role": .string(role.rawValue),
+            "status": .string(status.rawValue),
+        ]
+        if let info { params["info"] = .string(info) }
+        return params
+    }
+
+    static func streamEvent(handle: StreamHandle, stream: String, type: String, by: String?,
+                            data: [String: StreamEventValue]) -> JSONObject {
+        var params: JSONObject = [
+            "handle": .string(handle),
+            "stream": .string(stream),
+            "type": .string(type),
+        ]
+        if let by { params["by"] = .string(by) }
+        if !data.isEmpty {
+            var members = JSONObject()
+            // Sorted, so the same event always reads the same.
+            for key in data.keys.sorted() {
+                guard let value = data[key] else { continue }
+                members[key] = json(value)
+            }
+            params["data"] = .object(members)
+        }
+        return params
+    }
+
+    static func json(_ value: StreamEventValue) -> JSONValue {
+        switch value {
+        case .string(let text): return .string(text)
+        case .int(let number): return JSONValue(number)
+        case .double(let number): return JSONValue(number)
+        case .bool(let flag): return .bool(flag)
+        }
+    }
+}

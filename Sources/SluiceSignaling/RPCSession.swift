@@ -1,0 +1,52 @@
+import SluiceMedia
+
+/// One WebSocket connection's signaling state. Confined to the service thread; created by
+/// `SessionManager.open(output:)`.
+public final class RPCSession {
+    public enum State: Equatable {
+        /// Waiting for `connect`.
+        case awaitingConnect
+        case connected(SessionID)
+        /// A close has been queued; further input is ignored.
+        case closing
+    }
+
+    struct HandleRecord: Equatable {
+        var role: StreamRole
+        var stream: String
+    }
+
+    /// For logs: a small number unique within the process.
+    public let connectionID: Int
+    public internal(set) var state: State = .awaitingConnect
+    public internal(set) var appKey: String?
+    var output: SessionOutput?
+    var handles: [StreamHandle: HandleRecord] = [:]
+    var rateLimiter: RequestRateLimiter
+
+    init(connectionID: Int, output: SessionOutput, requestsPerSecond: Int) {
+        self.connectionID = connectionID
+        self.output = output
+        self.rateLimiter = RequestRateLimiter(requestsPerSecond: requestsPerSecond)
+    }
+
+    public var sessionID: SessionID? {
+        if case .connected(let id) = state { return id }
+        return nil
+    }
+
+    /// The handles this session owns, with their role.
+    public var handleRoles: [StreamHandle: StreamRole] {
+        handles.mapValues(\.role)
+    }
+
+    func send(_ text: String) {
+        guard state != .closing else { return }
+        output?.send(text: text)
+    }
+
+    func close(code: UInt16, reason: String) {
+        state = .closing
+        output?.close(code: code, reason: reason)
+    }
+}

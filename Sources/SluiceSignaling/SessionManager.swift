@@ -1,0 +1,356 @@
+import SluiceJSON
+import SluiceMedia
+import SluiceWire
+
+/// The JSON-RPC session layer of PROTOCOL.md section 1, free of any socket: messages come
+/// in as bytes, replies and notifications go out through each session's `SessionOutput`.
+/// Confined to one thread (the server's service thread).
+public final class SessionManager {
+    public let config: SignalingConfig
+    public let media: MediaControl
+    let log: Log
+    private let clock: () -> UInt64
+    private let makeSessionID: () -> SessionID
+    private var nextConnectionID = 1
+    /// Every session whose transport is still open.
+    private var sessions: [Int: RPCSession] = [:]
+    /// Connected sessions by id, for routing media events.
+    private var connected: [SessionID: RPCSession] = [:]
+
+    /// `clock` gives monotonic microseconds (rate limiting); `makeSessionID` is for tests.
+    public init(config: SignalingConfig, media: MediaControl, log: Log = Log(),
+                clock: @escaping () -> UInt64 = MonotonicClock.nowMicros,
+                makeSessionID: (() -> SessionID)? = nil) {
+        self.config = config
+        self.media = media
+        self.log = log
+        self.clock = clock
+        self.makeSessionID = makeSessionID ?? SessionManager.randomSessionID
+    }
+
+    /// Sessions with an open transport, connected or not.
+    public var openSessionCount: Int { sessions.count }
+    /// Sessions that completed `connect`.
+    public var connectedSessionCount: Int { connected.count }
+
+    public func session(withID id: SessionID) -> RPCSession? { connected[id] }
+
+    /// A transport opened: a new session waiting for `connect`.
+    public func open(output: SessionOutput) -> RPCSession {
+        let session = RPCSession(connectionID: nextConnectionID, output: output,
+                                 requestsPerSecond: config.requestsPerSecond)
+        nextConnectionID += 1
+        sessions[session.connectionID] = session
+        log.debug("connection \(session.connectionID): opened")
+        return session
+    }
+
+    /// One complete text message.
+    public func receive(_ bytes: UnsafeRawBufferPointer, from session: RPCSession) {
+        handle(.text(bytes), from: session)
+    }
+
+    public func receive(_ text: String, from session: RPCSession) {
+        var text = text
+        text.withUTF8 { receive(UnsafeRawBufferPointer($0), from: session) }
+    }
+
+    /// The transport dropped a message over `maxMessageBytes` without keeping it.
+    public func receiveOversized(byteCount: Int, from session: RPCSession) {
+        handle(.oversized(byteCount), from: session)
+    }
+
+    /// A binary message: the protocol uses text frames only.
+    public func receiveBinary(from session: RPCSession) {
+        handle(.binary, from: session)
+    }
+
+    /// The transport closed (or dropped). The session's handles end; events meant for it
+    /// are dropped, those for other sessions (its players) go out.
+    public func closed(_ session: RPCSession) {
+        guard sessions.removeValue(forKey: session.connectionID) != nil else { return }
+        if let id = session.sessionID {
+            connected[id] = nil
+            session.state = .closing
+            media.endSession(id)
+            drainMediaEvents()
+        }
+        session.state = .closing
+        session.output = nil
+        log.debug("connection \(session.connectionID): closed")
+    }
+
+    /// Delivers every queued media event to the session that owns its handle.
+    public func drainMediaEvents() {
+        media.drainEvents { event in deliver(event) }
+    }
+
+    /// Server shutdown: ends every session, delivers the resulting statuses, then sends
+    /// `session` DISCONNECTED and closes each transport with 1001.
+    public func shutdown() {
+        let open = sessions.values.sorted { $0.connectionID < $1.connectionID }
+        for session in open {
+            if let id = session.sessionID { media.endSession(id) }
+        }
+        drainMediaEvents()
+        for session in open {
+            if let id = session.sessionID {
+                session.send(RPCMessage.notification("session", ["status": "DISCONNECTED", "info": "Server shutdown"]))
+                connected[id] = nil
+            }
+            session.close(code: CloseCode.goingAway, reason: "Server shutdown")
+        }
+    }
+
+    // MARK: - Incoming messages
+
+    private enum Incoming {
+        case text(UnsafeRawBufferPointer)
+        case oversized(Int)
+        case binary
+    }
+
+    /// What happens after the reply has been queued.
+    private enum FollowUp {
+        case none
+        case established
+        case rejectAppKey
+        case disconnect
+    }
+
+    private func handle(_ incoming: Incoming, from session: RPCSession) {
+        guard session.state != .closing, sessions[session.connectionID] === session else { return }
+        let verdict = session.rateLimiter.admit(nowMicros: clock())
+        guard verdict == .allowed else {
+            refuseOverLimit(incoming, from: session, exceeded: verdict == .exceeded)
+            return
+        }
+        let bytes: UnsafeRawBufferPointer
+        switch incoming {
+        case .oversized(let count):
+            reject(session, id: .null, .invalidRequest("message of \(count) bytes exceeds the limit of \(config.maxMessageBytes) bytes"))
+            return
+        case .binary:
+            reject(session, id: .null, .invalidRequest("binary frames are not supported"))
+            return
+        case .text(let text):
+            bytes = text
+        }
+        guard bytes.count <= config.maxMessageBytes else {
+            reject(session, id: .null, .invalidRequest("message of \(bytes.count) bytes exceeds the limit of \(config.maxMessageBytes) bytes"))
+            return
+        }
+        let envelope: RPCEnvelope
+        do {
+            envelope = try RPCEnvelope.parse(bytes)
+        } catch {
+            reject(session, id: error.id, error.error)
+            return
+        }
+        guard case .request(let id, let method, let params) = envelope else {
+            log.debug("connection \(session.connectionID): notification ignored")
+            return
+        }
+        var followUp = FollowUp.none
+        do throws(RPCError) {
+            let result = try dispatch(method: method, params: params, session: session, followUp: &followUp)
+            session.send(RPCMessage.result(id: id, result))
+        } catch {
+            log.info("connection \(session.connectionID): \(method) failed with \(error.code): \(error.message)")
+            session.send(RPCMessage.error(id: id, error))
+        }
+        switch followUp {
+        case .none:
+            break
+        case .established:
+            session.send(RPCMessage.notification("session", ["status": "ESTABLISHED"]))
+        case .rejectAppKey:
+            session.close(code: CloseCode.unknownAppKey, reason: "Unknown app key")
+        case .disconnect:
+            end(session, code: CloseCode.normal, reason: "Disconnected", deliverOwnEvents: true)
+        }
+        drainMediaEvents()
+    }
+
+    private func reject(_ session: RPCSession, id: JSONValue, _ error: RPCError) {
+        log.info("connection \(session.connectionID): rejected message with \(error.code): \(error.message)")
+        session.send(RPCMessage.error(id: id, error))
+    }
+
+    /// Over the rate limit: 1008 to anything but a valid notification, with the request's
+    /// id when it has a valid one.
+    private func refuseOverLimit(_ incoming: Incoming, from session: RPCSession, exceeded: Bool) {
+        var replyID: JSONValue? = .null
+        if case .text(let bytes) = incoming, bytes.count <= config.maxMessageBytes,
+           let envelope = try? RPCEnvelope.parse(bytes) {
+            switch envelope {
+            case .request(let id, _, _): replyID = id
+            case .notification: replyID = nil
+            }
+        }
+        if let replyID { session.send(RPCMessage.error(id: replyID, .rateLimitExceeded)) }
+        if exceeded {
+            log.warn("connection \(session.connectionID): stayed over the rate limit, closing")
+            end(session, code: CloseCode.rateLimited, reason: "Rate limit exceeded", deliverOwnEvents: false)
+        } else {
+            log.info("connection \(session.connectionID): over the rate limit")
+        }
+    }
+
+    /// Ends the engine session (if connected) and closes the transport.
+    private func end(_ session: RPCSession, code: UInt16, reason: String, deliverOwnEvents: Bool) {
+        if let id = session.sessionID {
+            if !deliverOwnEvents { connected[id] = nil }
+            media.endSession(id)
+            drainMediaEvents()
+            connected[id] = nil
+        }
+        session.close(code: code, reason: reason)
+    }
+
+    // MARK: - Methods
+
+    private func dispatch(method: String, params: JSONObject?, session: RPCSession,
+                          followUp: inout FollowUp) throws(RPCError) -> JSONValue {
+        if method == "connect" {
+            return try connect(RPCParams(params), session: session, followUp: &followUp)
+        }
+        guard let sessionID = session.sessionID else { throw .notConnected }
+        let params = RPCParams(params)
+        switch method {
+        case "publish":
+            return try publish(params, session: session, sessionID: sessionID)
+        case "play":
+            return try play(params, session: session, sessionID: sessionID)
+        case "update":
+            let handle = try params.handle()
+            _ = try params.constraints(required: true)
+            try requireHandle(handle, of: session)
+            return [:]
+        case "mute", "unmute":
+            let handle = try params.handle()
+            _ = try params.kind()
+            try requireHandle(handle, of: session)
+            return [:]
+        case "stop":
+            let handle = try params.handle()
+            try requireHandle(handle, of: session)
+            do {
+                try media.stop(handle: handle)
+            } catch {
+                if error == .unknownHandle { session.handles[handle] = nil }
+                throw RPCError(error)
+            }
+            session.handles[handle] = nil
+            return [:]
+        case "getStats":
+            let handle = try params.handle()
+            try requireHandle(handle, of: session)
+            do {
+                return MediaJSON.stats(try media.stats(handle: handle))
+            } catch {
+                if error == .unknownHandle { session.handles[handle] = nil }
+                throw RPCError(error)
+            }
+        case "ping":
+            return [:]
+        case "disconnect":
+            followUp = .disconnect
+            return [:]
+        default:
+            throw .methodNotFound(method)
+        }
+    }
+
+    private func connect(_ params: RPCParams, session: RPCSession, followUp: inout FollowUp) throws(RPCError) -> JSONValue {
+        // A second connect is a state error of the request itself, like 1000 before connect.
+        guard session.sessionID == nil else { throw .invalidRequest("the session is already connected") }
+        let appKey = try params.requiredString("appKey")
+        _ = try params.optionalString("token")
+        _ = try params.optionalObject("custom")
+        _ = try params.optionalString("clientVersion")
+        guard config.app(withKey: appKey) != nil else {
+            followUp = .rejectAppKey
+            throw .unknownAppKey
+        }
+        guard connected.count < config.maxSessions else { throw .limitReached("sessions") }
+        var id = makeSessionID()
+        while connected[id] != nil { id = SessionManager.randomSessionID() }
+        session.state = .connected(id)
+        session.appKey = appKey
+        connected[id] = session
+        followUp = .established
+        log.info("connection \(session.connectionID): session \(id) connected with app key \(appKey)")
+        return ["sessionId": .string(id), "serverVersion": .string(config.serverVersion), "iceServers": []]
+    }
+
+    private func publish(_ params: RPCParams, session: RPCSession, sessionID: SessionID) throws(RPCError) -> JSONValue {
+        let stream = try params.streamName()
+        let sdp = try params.sdp()
+        let constraints = try params.constraints()
+        _ = try params.optionalBool("record", default: false)
+        _ = try params.optionalObject("custom")
+        try requireHandleCapacity(session)
+        let answer: MediaAnswer
+        do {
+            answer = try media.publish(PublishRequest(session: sessionID, stream: stream, offer: sdp, constraints: constraints))
+        } catch {
+            throw RPCError(error)
+        }
+        session.handles[answer.handle] = RPCSession.HandleRecord(role: .publish, stream: stream)
+        return ["handle": .string(answer.handle), "sdp": .string(answer.sdp)]
+    }
+
+    private func play(_ params: RPCParams, session: RPCSession, sessionID: SessionID) throws(RPCError) -> JSONValue {
+        let stream = try params.streamName()
+        let sdp = try params.sdp()
+        let constraints = try params.constraints()
+        let wait = try params.optionalBool("wait", default: false)
+        _ = try params.optionalObject("custom")
+        try requireHandleCapacity(session)
+        let answer: MediaAnswer
+        do {
+            answer = try media.play(PlayRequest(session: sessionID, stream: stream, offer: sdp,
+                                                constraints: constraints, wait: wait))
+        } catch {
+            throw RPCError(error)
+        }
+        session.handles[answer.handle] = RPCSession.HandleRecord(role: .play, stream: stream)
+        return ["handle": .string(answer.handle), "sdp": .string(answer.sdp)]
+    }
+
+    private func requireHandle(_ handle: StreamHandle, of session: RPCSession) throws(RPCError) {
+        guard session.handles[handle] != nil else { throw .unknownHandle }
+    }
+
+    private func requireHandleCapacity(_ session: RPCSession) throws(RPCError) {
+        guard session.handles.count < config.maxHandlesPerSession else { throw .limitReached("handles per session") }
+    }
+
+    // MARK: - Media events
+
+    private func deliver(_ event: MediaEvent) {
+        switch event {
+        case let .streamStatus(sessionID, handle, stream, role, status, info, ends):
+            guard let target = connected[sessionID] else { return }
+            if ends { target.handles[handle] = nil }
+            target.send(RPCMessage.notification("streamStatus", MediaJSON.streamStatus(
+                handle: handle, stream: stream, role: role, status: status, info: info)))
+        case let .streamEvent(sessionID, handle, stream, type, by, data):
+            guard let target = connected[sessionID] else { return }
+            target.send(RPCMessage.notification("streamEvent", MediaJSON.streamEvent(
+                handle: handle, stream: stream, type: type, by: by, data: data)))
+        }
+    }
+
+    static func randomSessionID() -> SessionID {
+        var generator = SystemRandomNumberGenerator()
+        let high = generator.next() as UInt64
+        let low = generator.next() as UInt64
+        func hex(_ value: UInt64) -> String {
+            let text = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - text.count) + text
+        }
+        return hex(high) + hex(low)
+    }
+}

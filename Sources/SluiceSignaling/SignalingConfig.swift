@@ -1,0 +1,43 @@
+/// Settings of the signaling server (the `server`, `apps` and `limits` parts of the config).
+public struct SignalingConfig: Sendable {
+    /// An application clients name with `connect`'s `appKey`. Hooks come here later.
+    public struct App: Sendable, Equatable {
+        public var key: String
+
+        public init(key: String) {
+            self.key = key
+        }
+    }
+
+    /// The interface address to bind; only this one is listened on.
+    public var host: String = "127.0.0.1"
+    /// 0 lets the kernel pick; `SignalingServer.port` tells which.
+    public var port: Int = 8080
+    public var apps: [App] = []
+    /// Largest WebSocket message, after reassembly (and decompression, were it enabled).
+    public var maxMessageBytes: Int = 262_144
+    /// Largest HTTP request body a route handler is given.
+    public var maxHTTPBodyBytes: Int = 1_048_576
+    /// Per session; 0 disables the limit.
+    public var requestsPerSecond: Int = 50
+    public var maxSessions: Int = 1000
+    public var maxHandlesPerSession: Int = 16
+    public var serverVersion: String = "0.0.0"
+    /// lws pings an idle WebSocket after this many seconds and drops it after twice as
+    /// many without traffic; 0 disables keepalive.
+    public var pingIntervalSeconds: Int = 0
+    public var logLevel: Log.Level = .info
+
+    public init() {}
+
+    public init(host: String = "127.0.0.1", port: Int = 8080, apps: [App], serverVersion: String = "0.0.0") {
+        self.host = host
+        self.port = port
+        self.apps = apps
+        self.serverVersion = serverVersion
+    }
+
+    func app(withKey key: String) -> App? {
+        apps.first { $0.key == key }
+    }
+}

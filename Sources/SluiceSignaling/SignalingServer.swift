@@ -1,0 +1,217 @@
+import CWebsockets
+import Dispatch
+import Foundation
+import SluiceJSON
+import SluiceMedia
+import SluiceWire
+
+public enum SignalingServerError: Error, Equatable, CustomStringConvertible {
+    case alreadyStarted
+    /// lws could not create its context.
+    case contextFailed
+    /// The listen socket could not be bound (address in use, or not a local address).
+    case bindFailed(host: String, port: Int)
+
+    public var description: String {
+        switch self {
+        case .alreadyStarted: return "the signaling server was already started"
+        case .contextFailed: return "libwebsockets could not create its context"
+        case .bindFailed(let host, let port): return "cannot listen on \(host):\(port)"
+        }
+    }
+}
+
+/// The HTTP and WebSocket server (libwebsockets) with the JSON-RPC sessions behind `/ws`.
+///
+/// One service thread owns the lws context and every session; route handlers, session
+/// code and media-event delivery all run on it. Other threads only call `shutdown()` and
+/// the media engine's `wakeup`, both of which merely wake the service thread.
+public final class SignalingServer {
+    public let config: SignalingConfig
+    /// Routes for plain HTTP. `/health` is built in; add routes before `start()`.
+    public let router: HTTPRouter
+    /// Service thread only (route handlers may use it, e.g. for REST session listings).
+    public let sessions: SessionManager
+    let media: MediaControl
+    let log: Log
+
+    /// The bound port (the kernel's pick when `config.port` is 0); valid after `start()`.
+    public private(set) var port: Int = 0
+
+    private let waker = ServiceWaker()
+    private let control = ShutdownControl()
+    private let finished = DispatchSemaphore(value: 0)
+    private let startMicros = MonotonicClock.nowMicros()
+    private var started = false
+    private var resources: LWSResources?
+    private var serviceContext: OpaquePointer?
+
+    // Service-thread state.
+    var webSockets: [OpaquePointer: WebSocketConnection] = [:]
+    var exchanges: [OpaquePointer: HTTPExchange] = [:]
+    var shutdownBegun = false
+    var serviceFinished = false
+
+    public init(config: SignalingConfig, media: MediaControl, router: HTTPRouter = HTTPRouter(), log: Log? = nil) {
+        let log = log ?? Log(level: config.logLevel)
+        self.config = config
+        self.media = media
+        self.router = router
+        self.log = log
+        self.sessions = SessionManager(config: config, media: media, log: log)
+        if !router.hasRoute("GET", "/health") {
+            router.add("GET", "/health") { [weak self] _ in
+                guard let self else { return .notFound }
+                return .json(self.health())
+            }
+        }
+    }
+
+    public var uptimeSeconds: Int {
+        Int((MonotonicClock.nowMicros() - startMicros) / 1_000_000)
+    }
+
+    func health() -> JSONValue {
+        ["status": "ok", "version": .string(config.serverVersion),
+         "sessions": JSONValue(sessions.connectedSessionCount), "uptimeSeconds": JSONValue(uptimeSeconds)]
+    }
+
+    /// Binds the listen socket and starts the service thread. Throws when it cannot listen.
+    public func start() throws(SignalingServerError) {
+        guard !started else { throw .alreadyStarted }
+        started = true
+        var lwsLevel = Int32(LLL_ERR | LLL_WARN)
+        if log.isEnabled(.debug) { lwsLevel |= Int32(LLL_NOTICE) }
+        lws_set_log_level(lwsLevel, nil)
+
+        let resources = LWSResources(config: config)
+        var info = lws_context_creation_info()
+        info.options = UInt64(LWS_SERVER_OPTION_EXPLICIT_VHOSTS)
+        info.user = Unmanaged.passUnretained(self).toOpaque()
+        info.gid = -1
+        info.uid = -1
+        guard let context = lws_create_context(&info) else {
+            resources.release()
+            throw .contextFailed
+        }
+        resources.fill(&info)
+        info.options = UInt64(LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND)
+        if !config.host.contains(":") { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
+        guard let vhost = lws_create_vhost(context, &info) else {
+            lws_context_destroy(context)
+            resources.release()
+            throw .bindFailed(host: config.host, port: config.port)
+        }
+        port = Int(lws_get_vhost_listen_port(vhost))
+        self.resources = resources
+        waker.set(context)
+        let waker = self.waker
+        media.wakeup = { waker.wake() }
+
+        serviceContext = context
+        let thread = Thread { [self] in
+            serve()
+        }
+        thread.name = "sluice-signaling"
+        thread.stackSize = 8 << 20
+        thread.start()
+        log.info("listening on \(config.host):\(port)")
+    }
+
+    private func serve() {
+        guard let context = serviceContext else { return }
+        while !serviceFinished {
+            if lws_service(context, 0) < 0 { break }
+        }
+        waker.set(nil)
+        lws_context_destroy(context)
+        serviceContext = nil
+        resources?.release()
+        resources = nil
+        log.info("stopped")
+        finished.signal()
+    }
+
+    /// From any thread: ends every session (their handles end, `session` DISCONNECTED,
+    /// close 1001), lets the queued frames go out, stops the service thread and returns.
+    /// Waits at most about `timeoutSeconds` for clients to take their close frames.
+    public func shutdown(timeoutSeconds: Double = 2) {
+        guard started, control.requestShutdown() else { return }
+        let deadline = MonotonicClock.nowMicros() + UInt64(max(0, timeoutSeconds) * 1_000_000)
+        let giveUp = deadline + 1_000_000
+        // Wakes the service thread every 20 ms to check progress and the deadline.
+        while finished.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
+            let now = MonotonicClock.nowMicros()
+            if now >= deadline { control.forceStop() }
+            if now >= giveUp {
+                log.error("service thread did not stop in time")
+                return
+            }
+            waker.wake()
+        }
+    }
+
+    /// On the service thread after `lws_cancel_service`: media events, then shutdown steps.
+    func serviceWoke() {
+        sessions.drainMediaEvents()
+        let flags = control.flags
+        if flags.shutdownRequested && !shutdownBegun {
+            shutdownBegun = true
+            log.info("shutting down: \(sessions.connectedSessionCount) sessions")
+            sessions.shutdown()
+        }
+        if shutdownBegun && (webSockets.isEmpty || flags.forceStop) {
+            serviceFinished = true
+        }
+    }
+}
+
+/// Wakes the service thread from any thread, and never after the context is gone.
+final class ServiceWaker: @unchecked Sendable {
+    private let lock = NSLock()
+    private var context: OpaquePointer?
+
+    func set(_ context: OpaquePointer?) {
+        lock.lock()
+        self.context = context
+        lock.unlock()
+    }
+
+    func wake() {
+        lock.lock()
+        if let context { lws_cancel_service(context) }
+        lock.unlock()
+    }
+}
+
+/// Shutdown flags set by other threads and read by the service thread.
+final class ShutdownControl: @unchecked Sendable {
+    struct Flags {
+        var shutdownRequested = false
+        var forceStop = false
+    }
+
+    private let lock = NSLock()
+    private var state = Flags()
+
+    var flags: Flags {
+        lock.lock()
+        defer { lock.unlock() }
+        return state
+    }
+
+    /// False when a shutdown was already requested.
+    func requestShutdown() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if state.shutdownRequested { return false }
+        state.shutdownRequested = true
+        return true
+    }
+
+    func forceStop() {
+        lock.lock()
+        state.forceStop = true
+        lock.unlock()
+    }
+}
