@@ -24,8 +24,15 @@ if (( ${#targets[@]} == 0 )); then
     exit 1
 fi
 
-echo "fuzz: building ${targets[*]} with -sanitize=fuzzer,address"
-swift build --sanitize=fuzzer --sanitize=address
+mkdir -p "$repo/artifacts/fuzz"
+build_log="$repo/artifacts/fuzz/build.log"
+echo "fuzz: building ${targets[*]} with -sanitize=fuzzer,address (log: artifacts/fuzz/build.log)"
+if ! swift build --sanitize=fuzzer --sanitize=address > "$build_log" 2>&1; then
+    grep -v 'ld.gold: warning: Cannot export local symbol' "$build_log" | tail -n 60
+    echo "fuzz: build failed"
+    exit 1
+fi
+tail -n 1 "$build_log"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -23,7 +23,10 @@ CHROMIUM_ARGS = [
     "--use-fake-device-for-media-stream",  # a synthetic 640x480 camera and a beeping microphone
     "--use-fake-ui-for-media-stream",  # grant getUserMedia without a prompt
     "--allow-loopback-in-peer-connection",  # gather 127.0.0.1, the only address in the namespace
-    "--disable-features=WebRtcHideLocalIpsWithMdns",  # plain host candidates, not .local names
+    # WebRtcHideLocalIpsWithMdns: plain host candidates, not .local names.
+    # LocalNetworkAccessChecks: the intercepted page has no address of its own, so Chromium
+    # counts it as public and would block its WebSocket to 127.0.0.1.
+    "--disable-features=WebRtcHideLocalIpsWithMdns,LocalNetworkAccessChecks",
     "--disable-gpu",
     "--autoplay-policy=no-user-gesture-required",
 ]

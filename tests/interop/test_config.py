@@ -22,9 +22,11 @@ def test_check_config(tmp_path):
 
     broken = tmp_path / "broken.json"
     broken.write_text('{"server": {"port": ')
-    assert _check(binary, broken).returncode == 2
+    run = _check(binary, broken)
+    assert run.returncode == 2, f"unparsable config: exit {run.returncode}, wanted 2; {run.stderr[-500:]}"
     wrong = tmp_path / "wrong.json"
     config = json.loads(good.read_text())
     config["server"]["port"] = "not a port"
     wrong.write_text(json.dumps(config))
-    assert _check(binary, wrong).returncode == 2
+    run = _check(binary, wrong)
+    assert run.returncode == 2, f"server.port a string: exit {run.returncode}, wanted 2; {run.stderr[-500:]}"
