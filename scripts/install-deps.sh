@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Installs what Sluice needs on Debian 12 (run as root). Idempotent: a second run does no work.
+#   scripts/install-deps.sh          build and run dependencies (C libraries)
+#   scripts/install-deps.sh --test   also the test peers: chromium, iproute2, nftables, valgrind,
+#                                    and a Python venv at .venv/ with aiortc, playwright, pytest...
+# Playwright's own browser download is never used (no network for it): the tests drive
+# Debian's /usr/bin/chromium through executable_path.
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+with_test=0
+for arg in "$@"; do
+    case "$arg" in
+        --test) with_test=1 ;;
+        -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+        *) echo "install-deps: unknown argument $arg" >&2; exit 2 ;;
+    esac
+done
+
+packages=(libssl-dev libsrtp2-dev libusrsctp-dev libjansson-dev libwebsockets-dev pkg-config)
+if [[ $with_test == 1 ]]; then
+    packages+=(chromium iproute2 nftables valgrind util-linux)
+    # Debian's python3 needs python3-venv for `python3 -m venv`; pyenv's Python has it built in.
+    if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+        packages+=(python3-venv)
+    fi
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+    if [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" != "install ok installed" ]]; then
+        missing+=("$p")
+    fi
+done
+if (( ${#missing[@]} > 0 )); then
+    echo "install-deps: apt-get install ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update
+    apt-get install -y --no-install-recommends "${missing[@]}"
+else
+    echo "install-deps: Debian packages already installed"
+fi
+
+[[ $with_test == 1 ]] || exit 0
+
+venv="$repo/.venv"
+requirements="$repo/tests/interop/requirements.txt"
+# The stamp names the interpreter and the requirements, so a change to either reinstalls.
+want="$(python3 -c 'import sys; print(sys.version)' | head -1) $(sha256sum "$requirements" | cut -d' ' -f1)"
+stamp="$venv/.sluice-deps-stamp"
+if [[ -x "$venv/bin/python" ]] && [[ -f "$stamp" ]] && [[ "$(cat "$stamp")" == "$want" ]] \
+    && "$venv/bin/python" -c 'import aiortc, playwright, websockets, pytest, pytest_timeout, numpy, av' 2>/dev/null; then
+    echo "install-deps: .venv already up to date"
+    exit 0
+fi
+
+if ! [[ -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c 'import sys' 2>/dev/null; then
+    rm -rf "$venv"
+    echo "install-deps: creating $venv with $(command -v python3)"
+    python3 -m venv "$venv"
+fi
+"$venv/bin/python" -m pip install --disable-pip-version-check -q --upgrade pip
+"$venv/bin/python" -m pip install --disable-pip-version-check -q -r "$requirements"
+"$venv/bin/python" -c 'import aiortc, playwright, websockets, pytest, pytest_timeout, numpy, av'
+echo "$want" > "$stamp"
+echo "install-deps: .venv ready ($("$venv/bin/python" -m pip freeze | grep -iE '^(aiortc|playwright|av|websockets|pytest)==' | tr '\n' ' '))"

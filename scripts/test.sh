@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The test command (CI runs exactly this through .ci/run). Stages, each bounded in time:
+#   deps     scripts/install-deps.sh --test
+#   build    swift build -c release          (the server binary the interop suite runs)
+#   unit     swift test
+#   fuzz     scripts/fuzz.sh                  (every target, FUZZ_SECONDS each, default 30)
+#   interop  scripts/interop.sh: pytest tests/interop in a network namespace with only `lo`
+# Every stage runs even if an earlier one failed; the script fails if any stage failed.
+# The whole run stays within SLUICE_TIME_BUDGET seconds (default 5000, under CI's 90 minutes):
+# each stage's limit is cut to what is left, so the summary always gets printed.
+# SLUICE_STAGES="unit interop" runs a subset. Logs, screenshots and figures: artifacts/.
+set -uo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+artifacts="$repo/artifacts"
+logs="$artifacts/logs"
+mkdir -p "$logs"
+rm -f "$logs"/*.log  # so the summary never quotes an earlier run
+stages="${SLUICE_STAGES:-deps build unit fuzz interop}"
+export FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
+budget="${SLUICE_TIME_BUDGET:-5000}"
+started=$(date +%s)
+
+names=()
+results=()
+durations=()
+
+# run_stage NAME SECONDS VISIBLE COMMAND...: VISIBLE=full streams the output, tail shows its end.
+run_stage() {
+    local name="$1" limit="$2" visible="$3"
+    shift 3
+    if [[ " $stages " != *" $name "* ]]; then
+        return 0
+    fi
+    local left=$(( budget - ($(date +%s) - started) - 30 ))
+    (( limit > left )) && limit=$left
+    echo
+    if (( limit < 30 )); then
+        echo "================ stage $name: FAILED (no time left in the ${budget}s budget) ================"
+        names+=("$name"); results+=("FAILED (no time left)"); durations+=(0)
+        return 0
+    fi
+    echo "================ stage $name (limit ${limit}s): $* ================"
+    local start rc
+    start=$(date +%s)
+    if [[ $visible == full ]]; then
+        timeout --kill-after=30 "$limit" "$@" 2>&1 | tee "$logs/$name.log"
+        rc=${PIPESTATUS[0]}
+    else
+        timeout --kill-after=30 "$limit" "$@" > "$logs/$name.log" 2>&1
+        rc=$?
+        if (( rc != 0 )); then tail -n 60 "$logs/$name.log"; else tail -n 5 "$logs/$name.log"; fi
+    fi
+    local seconds=$(( $(date +%s) - start ))
+    local result=passed
+    if (( rc == 124 || rc == 137 )); then
+        result="FAILED (timed out after ${limit}s)"
+    elif (( rc != 0 )); then
+        result="FAILED (exit $rc)"
+    fi
+    echo "================ stage $name: $result in ${seconds}s (log: artifacts/logs/$name.log) ================"
+    names+=("$name")
+    results+=("$result")
+    durations+=("$seconds")
+}
+
+run_stage deps 1200 tail scripts/install-deps.sh --test
+run_stage build 2400 tail swift build -c release
+run_stage unit 2400 full swift test
+run_stage fuzz 1800 full scripts/fuzz.sh
+run_stage interop 1200 full scripts/interop.sh
+
+echo
+echo "================ summary ================"
+failed=0
+for i in "${!names[@]}"; do
+    printf '  %-8s %-36s %5ss\n' "${names[$i]}" "${results[$i]}" "${durations[$i]}"
+    [[ ${results[$i]} == passed ]] || failed=1
+done
+if [[ -f "$artifacts/figures.json" ]]; then
+    echo "  figures: artifacts/figures.json"
+fi
+# Leave the test runners' own closing lines last.
+if [[ -f "$logs/unit.log" && " $stages " == *" unit "* ]]; then
+    grep -E 'Test run with [0-9]+ tests?|Executed [1-9][0-9]* tests?' "$logs/unit.log" | tail -n 2 || true
+fi
+if [[ -f "$logs/interop.log" && " $stages " == *" interop "* ]]; then
+    grep -E '^=+ .*(passed|failed|error|no tests ran).* in [0-9.]+s' "$logs/interop.log" | tail -n 1 || true
+fi
+exit $failed

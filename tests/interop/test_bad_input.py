@@ -1,0 +1,117 @@
+"""Bad input from the network gets an error value, never a crash (PROTOCOL.md section 1)."""
+
+import asyncio
+import json
+import os
+import random
+import re
+import socket
+
+from datagrams import hostile_datagrams
+from rpc_assert import expect_rpc_error
+from sessions import close_all, play, publish
+from sluice_client import SluiceClient
+from media import Publisher
+
+
+def test_bad_input_signaling(server):
+    asyncio.run(_bad_input_signaling(server))
+
+
+async def _expect_null_id_error(client: SluiceClient, code: int) -> dict:
+    reply = await client.next_null_id_reply(10)
+    assert "id" in reply and reply["id"] is None, f"reply should carry \"id\": null: {reply}"
+    assert reply.get("error", {}).get("code") == code, f"wanted error {code}: {reply}"
+    return reply
+
+
+async def _bad_input_signaling(server):
+    client = await SluiceClient.open(server.ws_url)
+    publisher = Publisher()
+    try:
+        await expect_rpc_error(client.call("ping"), 1000, "NOT_CONNECTED")
+        await expect_rpc_error(client.call("publish", {"stream": "early", "sdp": "v=0"}), 1000, "NOT_CONNECTED")
+
+        await client.send_raw('{"jsonrpc":"2.0","id":1,"method":"ping"')  # cut short
+        await _expect_null_id_error(client, -32700)
+        await client.send_raw("\x00\xff not json at all")
+        await _expect_null_id_error(client, -32700)
+
+        assert (await client.connect("defaultApp")).get("sessionId")
+        await expect_rpc_error(client.call("noSuchMethod", {}), -32601)
+
+        offer = await publisher.offer()
+        error = await expect_rpc_error(client.publish("bad name/with spaces!", offer), -32602)
+        assert "stream" in error.message, f"-32602 message should name the field: {error.message!r}"
+        error = await expect_rpc_error(client.publish("x" * 129, offer), -32602)
+
+        await expect_rpc_error(client.publish("garbage-sdp", "this is not SDP\r\nm=nonsense\r\n"), 1006, "BAD_SDP")
+        await expect_rpc_error(client.publish("garbage-sdp", "v=0\r\n" + "a=" * 5000), 1006, "BAD_SDP")
+
+        padding = "p" * (2 * 1024 * 1024)
+        await client.send_raw(json.dumps({"jsonrpc": "2.0", "id": 77, "method": "ping", "params": {"pad": padding}}))
+        await _expect_null_id_error(client, -32600)
+
+        assert await client.ping() == {}
+        assert not client.closed.is_set(), f"socket closed with code {client.close_code}"
+        assert not client.unparsable, f"replies that were not JSON-RPC: {client.unparsable[:3]}"
+    finally:
+        await publisher.close()
+        await client.close()
+
+
+def test_bad_datagrams_media_port(server, figures):
+    asyncio.run(_bad_datagrams_media_port(server, figures))
+
+
+async def _blast(ports: list[int], datagrams: list[bytes]) -> int:
+    """Sends every datagram to every media port on 127.0.0.1, from a few source ports."""
+    senders = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(4)]
+    sent = 0
+    try:
+        for s in senders:
+            s.bind(("127.0.0.1", 0))
+        for i, datagram in enumerate(datagrams):
+            for port in ports:
+                senders[i % len(senders)].sendto(datagram, ("127.0.0.1", port))
+                sent += 1
+            if i % 100 == 99:
+                await asyncio.sleep(0.005)  # let the server drain, so the packets are read, not dropped
+    finally:
+        for s in senders:
+            s.close()
+    return sent
+
+
+async def _bad_datagrams_media_port(server, figures):
+    seed = int(os.environ.get("SLUICE_DATAGRAM_SEED", random.randrange(1 << 30)))
+    live = []
+    try:
+        pub = await publish(server.ws_url, "interop-before-noise")
+        live.append(pub)
+        await pub.client.wait_status(pub.handle, "PUBLISHING", 15)
+        player = await play(server.ws_url, "interop-before-noise")
+        live.append(player)
+        await player.peer.wait_frames(10, 15, lambda f: f.number is not None)
+
+        ufrag = re.search(r"a=ice-ufrag:(\S+)", pub.peer.pc.remoteDescription.sdp)
+        datagrams = hostile_datagrams(seed, 4000, ufrag.group(1) if ufrag else None)
+        sent = await _blast(server.media_ports, datagrams)
+        figures({"seed": seed, "datagramsSent": sent, "ports": server.media_ports})
+        print(f"sent {sent} hostile datagrams with seed {seed} (replay: SLUICE_DATAGRAM_SEED={seed})")
+
+        assert server.process.poll() is None, f"sluice exited with {server.process.returncode} (seed {seed})"
+        server.health()
+        # The session that was live through the noise still flows.
+        seen = len(player.peer.frames)
+        await player.peer.wait_frames(seen + 30, 15)
+        # And a fresh publish and play still work.
+        pub2 = await publish(server.ws_url, "interop-after-noise", first_number=30000)
+        live.append(pub2)
+        await pub2.client.wait_status(pub2.handle, "PUBLISHING", 15)
+        player2 = await play(server.ws_url, "interop-after-noise")
+        live.append(player2)
+        await player2.client.wait_status(player2.handle, "PLAYING", 15)
+        await player2.peer.wait_frames(30, 15, lambda f: f.number is not None and f.number >= 30000)
+    finally:
+        await close_all(*reversed(live))

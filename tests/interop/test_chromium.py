@@ -1,0 +1,86 @@
+"""Headless Chromium against the server, with aiortc at the other end."""
+
+import asyncio
+import time
+
+from chromium import chromium_page, wait_page_status
+from sessions import close_all, play, publish
+
+CAMERA_WIDTH, CAMERA_HEIGHT = 640, 480
+
+
+def test_chromium_publishes_aiortc_plays(server, figures, artifacts):
+    asyncio.run(_chromium_publishes(server, figures, artifacts))
+
+
+async def _chromium_publishes(server, figures, artifacts):
+    stream = "interop-chromium-camera"
+    console = []
+    player = None
+    try:
+        async with chromium_page(console) as page:
+            published = await page.evaluate(
+                "([url, stream, w, h]) => window.sluice.publish(url, stream, w, h)",
+                [server.ws_url, stream, CAMERA_WIDTH, CAMERA_HEIGHT])
+            assert (published["width"], published["height"]) == (CAMERA_WIDTH, CAMERA_HEIGHT), published
+            await wait_page_status(page, "PUBLISHING", 15)
+
+            player = await play(server.ws_url, stream)
+            await player.client.wait_status(player.handle, "PLAYING", 15)
+            camera_size = lambda f: (f.width, f.height) == (CAMERA_WIDTH, CAMERA_HEIGHT)
+            frames = await player.peer.wait_frames(30, 20, camera_size)
+            chrome_stats = await page.evaluate("window.sluice.videoStats()")
+            await page.screenshot(path=str(artifacts / "chromium-publishes.png"))
+            figures({
+                "playToFirstFrameMs": round((player.peer.frames[0].at - player.requested_at) * 1000, 1),
+                "framesDecoded": len(player.peer.frames),
+                "framesAtCameraSize": len(frames),
+                "sizes": sorted({f"{f.width}x{f.height}" for f in player.peer.frames}),
+                "chromiumOutbound": chrome_stats.get("outbound"),
+            })
+            assert not player.peer.errors, player.peer.errors
+    finally:
+        await close_all(player)
+        if console:
+            print("chromium console:", *console[-20:], sep="\n  ")
+
+
+def test_chromium_plays_aiortc(server, figures, artifacts):
+    asyncio.run(_chromium_plays(server, figures, artifacts))
+
+
+async def _poll_inbound(page, predicate, timeout: float, what: str) -> dict:
+    deadline = time.monotonic() + timeout
+    stats = None
+    while time.monotonic() < deadline:
+        stats = await page.evaluate("window.sluice.videoStats()")
+        inbound = stats.get("inbound")
+        if inbound and predicate(inbound):
+            return inbound
+        await asyncio.sleep(0.25)
+    raise AssertionError(f"Chromium: no {what} within {timeout} s; last stats {stats}")
+
+
+async def _chromium_plays(server, figures, artifacts):
+    stream = "interop-aiortc-to-chromium"
+    console = []
+    pub = None
+    try:
+        pub = await publish(server.ws_url, stream)
+        await pub.client.wait_status(pub.handle, "PUBLISHING", 15)
+        async with chromium_page(console) as page:
+            requested = time.monotonic()
+            await page.evaluate("([url, stream]) => window.sluice.play(url, stream)", [server.ws_url, stream])
+            await wait_page_status(page, "PLAYING", 15)
+            first = await _poll_inbound(page, lambda s: s["framesDecoded"] > 0, 20, "decoded frame")
+            first_at = time.monotonic()
+            later = await _poll_inbound(page, lambda s: s["framesDecoded"] >= first["framesDecoded"] + 30,
+                                        20, "30 more decoded frames")
+            await page.screenshot(path=str(artifacts / "chromium-plays.png"))
+            figures({"playToFirstDecodedMsUpperBound": round((first_at - requested) * 1000, 1),
+                     "inbound": later})
+            assert (later["frameWidth"], later["frameHeight"]) == (640, 480), later
+    finally:
+        await close_all(pub)
+        if console:
+            print("chromium console:", *console[-20:], sep="\n  ")
