@@ -21,7 +21,9 @@ packages=(libssl-dev libsrtp2-dev libusrsctp-dev libjansson-dev libwebsockets-de
 if [[ $with_test == 1 ]]; then
     packages+=(chromium iproute2 nftables valgrind util-linux)
     # Debian's python3 needs python3-venv for `python3 -m venv`; pyenv's Python has it built in.
-    if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+    if ! command -v python3 >/dev/null; then
+        packages+=(python3 python3-venv)
+    elif ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
         packages+=(python3-venv)
     fi
 fi

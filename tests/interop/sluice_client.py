@@ -50,7 +50,7 @@ class SluiceClient:
         self._changed = asyncio.Condition()
         self.closed = asyncio.Event()
         self.close_code: Optional[int] = None
-        self.unparsable: list[str] = []
+        self.unexpected: list[str] = []  # frames that are neither a reply we await nor a notification
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
@@ -90,10 +90,10 @@ class SluiceClient:
         try:
             msg = json.loads(raw)
         except (ValueError, TypeError):
-            self.unparsable.append(raw if isinstance(raw, str) else repr(raw))
+            self.unexpected.append(raw if isinstance(raw, str) else repr(raw))
             return
         if not isinstance(msg, dict):
-            self.unparsable.append(raw)
+            self.unexpected.append(raw)
             return
         if "method" in msg and "id" not in msg:
             self.notifications.append(Notification(msg["method"], msg.get("params") or {}, now))
@@ -107,7 +107,7 @@ class SluiceClient:
         if fut is not None and not fut.done():
             fut.set_result(msg)
         else:
-            self.unparsable.append(raw)
+            self.unexpected.append(raw)
 
     async def _notify(self) -> None:
         async with self._changed:
@@ -143,7 +143,12 @@ class SluiceClient:
         return reply["result"]
 
     async def next_null_id_reply(self, timeout: float = 10.0) -> dict:
-        return await asyncio.wait_for(self.null_id_replies.get(), timeout)
+        try:
+            return await asyncio.wait_for(self.null_id_replies.get(), timeout)
+        except asyncio.TimeoutError:
+            raise AssertionError(f"no reply with \"id\": null within {timeout} s; socket closed: "
+                                 f"{self.closed.is_set()} (code {self.close_code}); other frames: "
+                                 f"{[u[:200] for u in self.unexpected]}") from None
 
     async def connect(self, app_key: str = "defaultApp", **extra) -> dict:
         return await self.call("connect", {"appKey": app_key, **extra})

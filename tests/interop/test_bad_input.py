@@ -10,8 +10,8 @@ import socket
 from datagrams import hostile_datagrams
 from rpc_assert import expect_rpc_error
 from sessions import close_all, play, publish
-from sluice_client import SluiceClient
 from media import Publisher
+from sluice_client import SluiceClient
 
 
 def test_bad_input_signaling(server):
@@ -54,7 +54,7 @@ async def _bad_input_signaling(server):
 
         assert await client.ping() == {}
         assert not client.closed.is_set(), f"socket closed with code {client.close_code}"
-        assert not client.unparsable, f"replies that were not JSON-RPC: {client.unparsable[:3]}"
+        assert not client.unexpected, f"unexpected frames: {[u[:200] for u in client.unexpected]}"
     finally:
         await publisher.close()
         await client.close()
