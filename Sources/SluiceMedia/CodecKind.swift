@@ -20,8 +20,8 @@ enum CodecKind {
         switch self {
         case .vp8: return VP8PayloadDescriptor(parsing: payload)?.isKeyFrame ?? false
         case .vp9: return VP9PayloadDescriptor(parsing: payload)?.isKeyFrame ?? false
-        case .h264: return H264Payload.isKeyFrame(payload)
-        case .av1: return AV1AggregationHeader(parsing: payload)?.startsNewCodedVideoSequence ?? false
+        case .h264: return H264Payload(parsing: payload)?.isKeyFrame ?? false
+        case .av1: return AV1AggregationHeader(parsing: payload)?.isKeyFrame ?? false
         case .opus, .other: return false
         }
     }
@@ -29,7 +29,10 @@ enum CodecKind {
     func keyFrameSize(_ payload: UnsafeRawBufferPointer) -> (width: Int, height: Int)? {
         switch self {
         case .vp8: return VP8PayloadDescriptor(parsing: payload)?.keyFrameSize(in: payload)
-        case .h264: return H264Payload.resolution(payload)
+        case .h264:
+            guard let sps = H264Payload(parsing: payload)?.sequenceParameterSet,
+                  let parsed = H264SequenceParameterSet(parsing: sps) else { return nil }
+            return (parsed.width, parsed.height)
         default: return nil
         }
     }

@@ -183,8 +183,8 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     func tick(now: UInt64) {
         guard now >= nextReport else { return }
         nextReport = now + 1_000_000
-        audio?.bitrate.sample(totalBytes: audio!.bytes, now: now)
-        video?.bitrate.sample(totalBytes: video!.bytes, now: now)
+        if let total = audio?.bytes { audio!.bitrate.sample(totalBytes: total, now: now) }
+        if let total = video?.bytes { video!.bitrate.sample(totalBytes: total, now: now) }
         if transport.isConnected { sendSenderReports(now: now) }
         statsBoard?.publish(stats())
     }

@@ -16,17 +16,27 @@ struct Negotiation {
         let localPassword = RandomToken.make(length: 24)
         let audioSSRC = UInt32.random(in: 1...UInt32.max)
         let videoSSRC = UInt32.random(in: 1...UInt32.max)
+        var answerParameters = AnswerParameters(
+            role: role == .publish ? .publish : .play, iceUfrag: localUfrag, icePwd: localPassword,
+            fingerprint: fingerprint,
+            candidates: candidates.map { ServerCandidate(ip: $0.host, port: Int($0.port)) },
+            localStreamID: stream,
+            videoBitrateKbps: role == .publish ? constraints.video?.bitrateKbps ?? constraints.video?.maxBitrateKbps : nil,
+            audioBitrateKbps: role == .publish ? constraints.audioBitrateKbps : nil)
+        if role == .play {
+            answerParameters.localAudio = LocalTrack(ssrc: audioSSRC, trackID: "audio")
+            answerParameters.localVideo = LocalTrack(ssrc: videoSSRC, trackID: "video")
+            if let publisherTracks {
+                answerParameters.publisherCodecs = PublisherCodecs(audio: publisherTracks.audio.map(Self.codec),
+                                                                   video: publisherTracks.video.map(Self.codec))
+            }
+        }
         let answer: String
         let session: NegotiatedSession
         do {
-            (answer, session) = try SDPNegotiatorBridge.run(
-                offer: offer, publish: role == .publish, ufrag: localUfrag, password: localPassword,
-                fingerprint: fingerprint, candidates: candidates,
-                publisherAudioCodec: publisherTracks?.audio.map(Self.codec),
-                publisherVideoCodec: publisherTracks?.video.map(Self.codec),
-                audioSSRC: audioSSRC, videoSSRC: videoSSRC, streamID: stream,
-                videoBitrateKbps: role == .publish ? constraints.video?.bitrateKbps ?? constraints.video?.maxBitrateKbps : nil,
-                audioBitrateKbps: role == .publish ? constraints.audioBitrateKbps : nil)
+            let negotiation = try SDPNegotiator().negotiate(offerSDP: offer, parameters: answerParameters)
+            answer = negotiation.answerSDP
+            session = negotiation.session
         } catch let error as SDPError {
             throw Self.mediaError(error)
         } catch {
@@ -70,6 +80,6 @@ struct Negotiation {
 
     private static func mediaError(_ error: SDPError) -> MediaError {
         if case .noCommonCodecs = error { return .noCommonCodecs }
-        return .badSDP(String(describing: error))
+        return .badSDP(error.description)
     }
 }

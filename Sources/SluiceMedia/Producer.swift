@@ -131,8 +131,8 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     func tick(now: UInt64) {
         guard now >= nextReport else { return }
         nextReport = now + 1_000_000
-        audio?.bitrate.sample(totalBytes: audio!.stats.bytes, now: now)
-        video?.bitrate.sample(totalBytes: video!.stats.bytes, now: now)
+        if let total = audio?.stats.bytes { audio!.bitrate.sample(totalBytes: total, now: now) }
+        if let total = video?.stats.bytes { video!.bitrate.sample(totalBytes: total, now: now) }
         if transport.isConnected { sendReceiverReport(now: now) }
         statsBoard?.publish(stats())
     }
@@ -144,7 +144,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
             let (fraction, cumulative) = track.stats.reportInterval()
             blocks.append(RTCPReportBlock(
                 ssrc: ssrc, fractionLost: fraction, cumulativeLost: Int32(clamping: cumulative),
-                extendedHighestSequence: UInt32(truncatingIfNeeded: track.stats.highestSequence),
+                extendedHighestSequenceNumber: UInt32(truncatingIfNeeded: track.stats.highestSequence),
                 jitter: track.stats.jitter, lastSenderReport: track.stats.lastSenderReport,
                 delaySinceLastSenderReport: track.stats.delaySinceLastSenderReport(now: now)))
             if kind == .audio { audio = track } else { video = track }

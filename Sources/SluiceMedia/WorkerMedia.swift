@@ -18,7 +18,7 @@ final class WorkerMedia {
     }
 
     func addPublisher(_ parameters: EndpointParameters) {
-        let transport = makeTransport(parameters)
+        guard let transport = makeTransport(parameters) else { return }
         let producer = Producer(parameters: parameters, transport: transport, statsBoard: statsBoard)
         producer.report = report
         transport.delegate = producer
@@ -28,7 +28,7 @@ final class WorkerMedia {
     }
 
     func addPlayer(_ parameters: EndpointParameters, constraints: StreamConstraints) {
-        let transport = makeTransport(parameters)
+        guard let transport = makeTransport(parameters) else { return }
         let consumer = Consumer(parameters: parameters, constraints: constraints, transport: transport,
                                 statsBoard: statsBoard)
         consumer.report = report
@@ -62,14 +62,17 @@ final class WorkerMedia {
         consumers[handle]?.router?.requestKeyFrame()
     }
 
-    private func makeTransport(_ parameters: EndpointParameters) -> WebRTCTransport {
-        WebRTCTransport(worker: worker, security: security, parameters: TransportParameters(
+    /// nil (and the handle fails) when OpenSSL cannot make a session.
+    private func makeTransport(_ parameters: EndpointParameters) -> WebRTCTransport? {
+        let transport = try? WebRTCTransport(worker: worker, security: security, parameters: TransportParameters(
             localUfrag: parameters.localUfrag, localPassword: parameters.localPassword,
             remoteUfrag: parameters.remoteUfrag, remotePassword: parameters.remotePassword,
             remoteFingerprintAlgorithm: parameters.remoteFingerprintAlgorithm,
             remoteFingerprint: parameters.remoteFingerprint,
             dtlsRole: parameters.dtlsRole == .server ? .server : .client,
             consentTimeoutMicros: parameters.consentTimeoutMicros))
+        if transport == nil { report(.failed(parameters.handle, info: StatusInfo.dtlsError)) }
+        return transport
     }
 
     private func router(_ stream: String) -> Router {

@@ -10,7 +10,7 @@ public final class DTLSSecurity: @unchecked Sendable {
     }
 
     public static func make() throws -> DTLSSecurity {
-        let certificate = try DTLSCertificate.generate()
+        let certificate = try DTLSCertificate()
         return DTLSSecurity(certificate: certificate, context: try DTLSContext(certificate: certificate))
     }
 

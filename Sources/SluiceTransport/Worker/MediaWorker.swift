@@ -40,7 +40,7 @@ public final class MediaWorker: @unchecked Sendable {
     private var sendCount = 0
 
     // Demultiplexing tables.
-    private var transportsByUfrag: [String: DatagramReceiver] = [:]
+    private var transportsByUfrag: [ICEUfragKey: DatagramReceiver] = [:]
     private var transportsByAddress: [SocketAddress: DatagramReceiver] = [:]
     private var tickables: [ObjectIdentifier: WorkerTickable] = [:]
     private var nextTick: UInt64 = 0
@@ -139,7 +139,8 @@ public final class MediaWorker: @unchecked Sendable {
     // MARK: Worker thread
 
     public func register(ufrag: String, receiver: DatagramReceiver) {
-        transportsByUfrag[ufrag] = receiver
+        guard let key = ICEUfragKey(ufrag) else { return }
+        transportsByUfrag[key] = receiver
     }
 
     public func unregister(receiver: DatagramReceiver) {
@@ -245,7 +246,7 @@ public final class MediaWorker: @unchecked Sendable {
             if let receiver = transportsByAddress[source] {
                 receiver.receive(bytes, from: source, now: now)
             } else if let ufrag = ICELiteServer.localUfrag(inBindingRequest: UnsafeRawBufferPointer(bytes)),
-                      let receiver = transportsByUfrag[String(decoding: ufrag, as: UTF8.self)] {
+                      let key = ICEUfragKey(ufrag), let receiver = transportsByUfrag[key] {
                 receiver.receive(bytes, from: source, now: now)
             } else {
                 datagramsDropped.add(1, ordering: .relaxed)

@@ -63,14 +63,14 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
     public private(set) var srtpErrors: UInt64 = 0
     public private(set) var droppedStun: UInt64 = 0
 
-    public init(worker: MediaWorker, security: DTLSSecurity, parameters: TransportParameters) {
+    public init(worker: MediaWorker, security: DTLSSecurity, parameters: TransportParameters) throws {
         self.worker = worker
         self.parameters = parameters
         let now = MonotonicClock.nowMicros()
         createdMicros = now
         ice = ICELiteServer(localUfrag: parameters.localUfrag, localPassword: parameters.localPassword,
                             remoteUfrag: parameters.remoteUfrag.isEmpty ? nil : parameters.remoteUfrag, now: now)
-        dtls = DTLSSession(context: security.context,
+        dtls = try DTLSSession(context: security.context,
                            role: parameters.dtlsRole == .server ? .server : .client,
                            expectedFingerprint: (algorithm: parameters.remoteFingerprintAlgorithm,
                                                  value: parameters.remoteFingerprint))
@@ -228,7 +228,7 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
                 fail("Failed by ICE timeout")
                 return
             }
-            if state == .connecting, let timeout = dtls.nextTimeoutMicros, timeout == 0 {
+            if state == .connecting, let timeout = dtls.nextTimeoutMicros, timeout <= 0 {
                 dtls.handleTimeout()
                 flushDTLS()
                 if case .failed = dtls.state { fail("Failed by DTLS error") }
