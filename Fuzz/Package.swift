@@ -16,5 +16,7 @@ let package = Package(
     dependencies: [.package(name: "main", path: "..")],
     targets: [
         fuzzTarget("FuzzWire", ["SluiceWire"]),
+        fuzzTarget("FuzzRTP", ["SluiceRTP", "SluiceWire"]),
+        fuzzTarget("FuzzRTCP", ["SluiceRTP", "SluiceWire"]),
     ]
 )
