@@ -18,5 +18,7 @@ let package = Package(
         fuzzTarget("FuzzWire", ["SluiceWire"]),
         fuzzTarget("FuzzSDP", ["SluiceSDP"]),
         fuzzTarget("FuzzSTUN", ["SluiceTransport", "SluiceWire"]),
+        fuzzTarget("FuzzRTP", ["SluiceRTP", "SluiceWire"]),
+        fuzzTarget("FuzzRTCP", ["SluiceRTP", "SluiceWire"]),
     ]
 )

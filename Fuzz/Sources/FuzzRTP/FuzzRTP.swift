@@ -1,0 +1,124 @@
+import SluiceRTP
+import SluiceWire
+
+/// Parses arbitrary bytes as an RTP packet and its payload as every codec descriptor, then
+/// rewrites header fields, re-parses and checks that only those fields changed.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzRTP(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 8)
+    defer { buffer.deallocate() }
+    if size > 0 { buffer.baseAddress!.copyMemory(from: data, byteCount: size) }
+    let original = Array(buffer)
+
+    _ = RTPPacket.looksLikeRTP(UnsafeRawBufferPointer(buffer))
+    _ = RTPPacket.looksLikeRTCP(UnsafeRawBufferPointer(buffer))
+    guard let packet = RTPPacket(parsing: buffer) else { return 0 }
+    precondition(packet.headerLength + packet.paddingLength + packet.payloadLength == size)
+    precondition(packet.payloadLength >= 0)
+
+    // Extensions: every element lies inside the block; rebuild them into a list and compare.
+    var list = RTPHeaderExtensionList()
+    var elements = packet.extensions
+    var seen = 0
+    while let element = elements.next() {
+        let block = packet.extensionRange!
+        precondition(element.range.lowerBound >= block.lowerBound && element.range.upperBound <= block.upperBound)
+        precondition(packet.extensionValue(id: element.id) != nil)
+        if list.append(id: element.id, value: element.value) { seen += 1 }
+        _ = AbsSendTime.read(element.value)
+        _ = TransportWideSequenceNumber.read(element.value)
+        _ = AudioLevel(parsing: element.value)
+        _ = RTPToken(element.value)
+    }
+    checkExtensionList(list, count: seen)
+
+    let payload = UnsafeRawBufferPointer(packet.payload)
+    let vp8 = VP8PayloadDescriptor(parsing: payload)
+    if let vp8 {
+        precondition(vp8.length <= payload.count)
+        _ = vp8.isKeyFrame
+        if let size = vp8.keyFrameSize(in: payload) { precondition(size.width < 0x4000 && size.height < 0x4000) }
+    }
+    if let h264 = H264Payload(parsing: payload) {
+        _ = h264.isKeyFrame
+        var units = h264.aggregatedNALUnits
+        while let unit = units.next() { precondition(unit.count > 0) }
+        if let sps = h264.sequenceParameterSet, let parsed = H264SequenceParameterSet(parsing: sps) {
+            precondition(parsed.width > 0 && parsed.height > 0)
+        }
+        _ = H264SequenceParameterSet(parsing: payload)
+    }
+    if let vp9 = VP9PayloadDescriptor(parsing: payload) {
+        precondition(vp9.length <= payload.count)
+        _ = vp9.isKeyFrame
+    }
+    _ = AV1AggregationHeader(parsing: payload)?.isKeyFrame
+    _ = OpusPayload(parsing: payload)?.isDTX
+
+    // Rewrite the header in place and re-parse.
+    let header = RTPHeader(packet)
+    let rewritten = RTPHeader(marker: !header.marker, payloadType: header.payloadType ^ 0x15,
+                              sequenceNumber: header.sequenceNumber &+ 1000, timestamp: header.timestamp &+ 90_000,
+                              ssrc: ~header.ssrc)
+    packet.marker = rewritten.marker
+    packet.payloadType = rewritten.payloadType
+    packet.sequenceNumber = rewritten.sequenceNumber
+    packet.timestamp = rewritten.timestamp
+    packet.ssrc = rewritten.ssrc
+    if let vp8 {
+        let pictureID = vp8.pictureID.map { $0 &+ 1 } ?? 0
+        let wrote = vp8.write(pictureID: pictureID, into: packet.payload)
+        precondition(wrote == (vp8.pictureID != nil))
+        vp8.write(tl0PicIdx: (vp8.tl0PicIdx ?? 0) &+ 1, into: packet.payload)
+        let again = VP8PayloadDescriptor(parsing: UnsafeRawBufferPointer(packet.payload))!
+        precondition(again.length == vp8.length && again.hasLongPictureID == vp8.hasLongPictureID)
+        if let id = vp8.pictureID {
+            precondition(again.pictureID == (id &+ 1) & (vp8.hasLongPictureID ? 0x7fff : 0x7f))
+        }
+        if let tl0 = vp8.tl0PicIdx { precondition(again.tl0PicIdx == tl0 &+ 1) }
+    }
+    guard let reparsed = RTPPacket(parsing: buffer) else { preconditionFailure("rewritten packet rejected") }
+    precondition(RTPHeader(reparsed) == rewritten)
+    precondition(reparsed.headerLength == packet.headerLength && reparsed.paddingLength == packet.paddingLength)
+    // Bytes past the fixed header are unchanged, except the VP8 fields rewritten above.
+    if vp8 == nil {
+        for index in 12..<size { precondition(buffer[index] == original[index]) }
+    }
+
+    // Write a fresh header copying the extension block, then the payload; the result parses back.
+    let out = UnsafeMutableRawBufferPointer.allocate(byteCount: size + 16, alignment: 8)
+    defer { out.deallocate() }
+    var writer = ByteWriter(out)
+    guard let offset = rewritten.write(into: &writer, copyingExtensionsOf: reparsed) else {
+        preconditionFailure("header did not fit")
+    }
+    writer.write(bytes: UnsafeRawBufferPointer(reparsed.payload))
+    precondition(!writer.overflowed)
+    guard let copy = RTPPacket(parsing: UnsafeMutableRawBufferPointer(rebasing: out[0..<writer.offset])) else {
+        preconditionFailure("copied packet rejected")
+    }
+    precondition(copy.payloadOffset == offset && RTPHeader(copy) == rewritten)
+    precondition(copy.payloadLength == reparsed.payloadLength && copy.csrcCount == 0)
+    return 0
+}
+
+/// Serializes a list, iterates it back and compares with the list's own view.
+func checkExtensionList(_ list: RTPHeaderExtensionList, count: Int) {
+    precondition(list.count == count)
+    let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: list.serializedSize, alignment: 8)
+    defer { storage.deallocate() }
+    var writer = ByteWriter(storage)
+    list.write(into: &writer)
+    precondition(!writer.overflowed && writer.offset == list.serializedSize && writer.offset % 4 == 0)
+    guard !list.isEmpty else { return }
+    let bytes = UnsafeRawBufferPointer(storage)
+    let profile = bytes.loadBigEndianUInt16(at: 0)
+    var parsed = RTPHeaderExtensionIterator(profile: profile, elements: UnsafeRawBufferPointer(rebasing: bytes[4...]))
+    var matched = 0
+    list.forEach { id, value in
+        guard let element = parsed.next() else { preconditionFailure("element lost") }
+        precondition(element.id == id && element.value.elementsEqual(value))
+        matched += 1
+    }
+    precondition(parsed.next() == nil && matched == count)
+}
