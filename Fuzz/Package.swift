@@ -16,5 +16,6 @@ let package = Package(
     dependencies: [.package(name: "main", path: "..")],
     targets: [
         fuzzTarget("FuzzWire", ["SluiceWire"]),
+        fuzzTarget("FuzzJSONRPC", ["SluiceJSON", "SluiceSignaling"]),
     ]
 )
