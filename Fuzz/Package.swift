@@ -20,5 +20,6 @@ let package = Package(
         fuzzTarget("FuzzSTUN", ["SluiceTransport", "SluiceWire"]),
         fuzzTarget("FuzzRTP", ["SluiceRTP", "SluiceWire"]),
         fuzzTarget("FuzzRTCP", ["SluiceRTP", "SluiceWire"]),
+        fuzzTarget("FuzzJSONRPC", ["SluiceJSON", "SluiceSignaling"]),
     ]
 )

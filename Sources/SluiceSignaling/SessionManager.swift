@@ -35,6 +35,24 @@ public final class SessionManager {
 
     public func session(withID id: SessionID) -> RPCSession? { connected[id] }
 
+    /// Connected sessions, oldest connection first.
+    public var connectedSessions: [RPCSession] {
+        connected.values.sorted { $0.connectionID < $1.connectionID }
+    }
+
+    /// Ends a session from the server side (REST kick): its handles end and it hears of
+    /// that, then `session` DISCONNECTED with `info`, then close 1000. False if unknown.
+    @discardableResult
+    public func kick(_ id: SessionID, info: String = "Disconnected by server") -> Bool {
+        guard let session = connected[id] else { return false }
+        media.endSession(id)
+        drainMediaEvents()
+        session.send(RPCMessage.notification("session", ["status": "DISCONNECTED", "info": .string(info)]))
+        connected[id] = nil
+        session.close(code: CloseCode.normal, reason: "Disconnected by server")
+        return true
+    }
+
     /// A transport opened: a new session waiting for `connect`.
     public func open(output: SessionOutput) -> RPCSession {
         let session = RPCSession(connectionID: nextConnectionID, output: output,

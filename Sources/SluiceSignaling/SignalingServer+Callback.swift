@@ -176,6 +176,9 @@ extension SignalingServer {
 
     private func webSocketClosed(_ wsi: OpaquePointer) {
         guard let connection = webSockets.removeValue(forKey: wsi) else { return }
+        if connection.droppedAsSlow {
+            log.warn("connection \(connection.session?.connectionID ?? 0): dropped, over \(WebSocketConnection.maxQueuedBytes) bytes unread")
+        }
         if let session = connection.session {
             connection.session = nil
             sessions.closed(session)

@@ -9,8 +9,13 @@ final class WebSocketConnection: SessionOutput {
         case close(code: UInt16, reason: String)
     }
 
+    /// A client that stops reading is dropped once this much waits for it.
+    static let maxQueuedBytes = 8 << 20
+
     let wsi: OpaquePointer
     private let maxMessageBytes: Int
+    private var queuedBytes = 0
+    private(set) var droppedAsSlow = false
     var session: RPCSession?
 
     private var queue: [Outgoing] = []
@@ -34,6 +39,17 @@ final class WebSocketConnection: SessionOutput {
         guard !closeQueued else { return }
         var frame = [UInt8](repeating: 0, count: LWSPre.size)
         frame.append(contentsOf: text.utf8)
+        queuedBytes += frame.count
+        if queuedBytes > WebSocketConnection.maxQueuedBytes {
+            // Nothing more can reach it, not even a close frame: drop the socket.
+            closeQueued = true
+            droppedAsSlow = true
+            queue.removeAll()
+            queueHead = 0
+            queuedBytes = 0
+            lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+            return
+        }
         queue.append(.text(frame))
         lws_callback_on_writable(wsi)
     }
@@ -60,6 +76,7 @@ final class WebSocketConnection: SessionOutput {
         }
         switch next {
         case .text(var frame):
+            queuedBytes -= frame.count
             let payloadLength = frame.count - LWSPre.size
             let written = frame.withUnsafeMutableBytes { raw -> Int32 in
                 guard let base = raw.baseAddress else { return -1 }

@@ -375,6 +375,22 @@ let precedenceCases: [PrecedenceCase] = [
         #expect(harness.media.endedSessions == ["s1"])
     }
 
+    @Test func kickEndsTheSessionFromTheServerSide() throws {
+        let harness = Harness()
+        let (session, output) = harness.connected()
+        harness.manager.receive(harness.request(1, "play", ["stream": "cam", "sdp": "v=0"]), from: session)
+        output.removeAll()
+        #expect(harness.manager.connectedSessions.map(\.sessionID) == ["s1"])
+        #expect(harness.manager.kick("nobody") == false)
+        #expect(harness.manager.kick("s1", info: "Kicked"))
+        #expect(output.messages.map { $0["params"]?["status"] } == ["STOPPED", "DISCONNECTED"])
+        #expect(output.messages.last?["params"]?["info"] == "Kicked")
+        #expect(output.closes == [1000])
+        #expect(harness.media.endedSessions == ["s1"])
+        harness.manager.closed(session)
+        #expect(harness.media.endedSessions == ["s1"])
+    }
+
     @Test func oversizedAndBinaryFromTheTransport() throws {
         let harness = Harness()
         let (session, output) = harness.connected()
