@@ -27,7 +27,15 @@ fi
 mkdir -p "$repo/artifacts/fuzz"
 build_log="$repo/artifacts/fuzz/build.log"
 echo "fuzz: building ${targets[*]} with -sanitize=fuzzer,address (log: artifacts/fuzz/build.log)"
-if ! swift build --sanitize=fuzzer --sanitize=address > "$build_log" 2>&1; then
+# swiftc keeps only the last -sanitize= flag, and SwiftPM's --sanitize reaches only the fuzz
+# targets themselves: pass both sanitizers and the coverage flags to every module, so the
+# parsers under test are instrumented. Built clean: an incremental rebuild was seen to drop
+# the instrumentation.
+rm -rf .build
+if ! swift build --sanitize=fuzzer \
+        -Xswiftc -sanitize=fuzzer,address \
+        -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp \
+        > "$build_log" 2>&1; then
     grep -v 'ld.gold: warning: Cannot export local symbol' "$build_log" | tail -n 60
     echo "fuzz: build failed"
     exit 1
@@ -49,9 +57,15 @@ for target in "${targets[@]}"; do
     seeds=$(find "$work/$target" -type f | wc -l)
     echo "fuzz: $target for ${seconds}s from $seeds seeds"
     rc=0
-    "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    # Swift's own crash reporter trips AddressSanitizer after a trap and hides the real report.
+    SWIFT_BACKTRACE=enable=no "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$out/" "$work/$target" > "$out/log.txt" 2>&1 || rc=$?
     grep -E '^stat::number_of_executed_units|^stat::new_units_added' "$out/log.txt" | sed "s/^/fuzz: $target /" || true
+    # A target whose parsers are not instrumented explores nothing: treat that as a failure.
+    if grep -q 'no interesting inputs were found' "$out/log.txt"; then
+        echo "fuzz: $target is not instrumented for coverage"
+        rc=1
+    fi
     if (( rc != 0 )); then
         echo "fuzz: $target FAILED (exit $rc); inputs in artifacts/fuzz/$target/:"
         ls "$out" | grep -v '^log.txt$' | sed 's/^/    /' || true

@@ -1,0 +1,66 @@
+import Foundation
+import SluiceJSON
+import Testing
+@testable import SluiceServer
+
+struct ServerConfigTests {
+    private func parse(_ text: String) throws -> ServerConfig {
+        try ServerConfig.parse(try JSONValue.parse(text))
+    }
+
+    @Test func defaultConfigFileIsValidAndLoopbackOnly() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let config = try ServerConfig.load(path: root.appendingPathComponent("conf/sluice.json").path)
+        #expect(config.httpHost == "127.0.0.1")
+        #expect(config.httpPort == 8080)
+        #expect(config.announcedAddresses == ["127.0.0.1"])
+        #expect(config.rtcBindAddress == "127.0.0.1")
+        #expect(config.apps.map(\.key) == ["defaultApp"])
+        #expect(config.logLevel == "info")
+        #expect(config.maxMessageBytes == 262_144)
+        #expect(config.requestsPerSecond == 50)
+    }
+
+    @Test func emptyObjectGivesDefaults() throws {
+        let config = try parse("{}")
+        #expect(config.httpPort == 8080)
+        #expect(config.rtcPort == 10000)
+        #expect(config.iceConsentTimeoutSeconds == 10)
+    }
+
+    /// Each bad config names the key and says what is wrong.
+    @Test(arguments: [
+        (#"{"server": {"port": "8080"}}"#, "server.port", "must be an integer"),
+        (#"{"server": {"port": 70000}}"#, "server.port", "between 1 and 65535"),
+        (#"{"server": {"hots": "127.0.0.1"}}"#, "server.hots", "not a known setting"),
+        (#"{"rtc": {"announcedAddresses": []}}"#, "rtc.announcedAddresses", "at least one"),
+        (#"{"rtc": {"announcedAddresses": ["nowhere"]}}"#, "rtc.announcedAddresses[0]", "IPv4 or IPv6"),
+        (#"{"rtc": {"bindAddress": 5}}"#, "rtc.bindAddress", "must be a string"),
+        (#"{"apps": []}"#, "apps", "non-empty array"),
+        (#"{"apps": [{"key": ""}]}"#, "apps[0].key", "non-empty string"),
+        (#"{"apps": [{"key": "a"}, {"key": "a"}]}"#, "apps[1].key", "repeats"),
+        (#"{"apps": [{"key": "a", "hooks": {"url": "ftp://x"}}]}"#, "apps[0].hooks.url", "http://"),
+        (#"{"log": {"level": "loud"}}"#, "log.level", "must be one of"),
+        (#"{"limits": {"maxMessageBytes": 10}}"#, "limits.maxMessageBytes", "between"),
+        (#"{"extra": 1}"#, "extra", "not a known setting"),
+        (#"[]"#, "", "must be an object"),
+    ])
+    func badConfigNamesKey(text: String, key: String, problem: String) throws {
+        do {
+            _ = try parse(text)
+            Issue.record("accepted \(text)")
+        } catch let error as ConfigError {
+            #expect(error.key == key)
+            #expect(error.problem.contains(problem), "\(error.problem)")
+        }
+    }
+
+    @Test func unreadableFileIsAnError() {
+        #expect(throws: ConfigError.self) { try ServerConfig.load(path: "/nonexistent/sluice.json") }
+    }
+
+    @Test func workerCountDefaultsToCores() throws {
+        #expect(try parse(#"{"rtc": {"workers": 3}}"#).workerCount == 3)
+        #expect(try parse("{}").workerCount >= 1)
+    }
+}
