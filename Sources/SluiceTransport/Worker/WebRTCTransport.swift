@@ -12,10 +12,13 @@ public struct TransportParameters: Sendable {
     public var remoteFingerprint: String
     public var dtlsRole: DTLSRole
     public var consentTimeoutMicros: UInt64
+    /// Client role (a load tester, the Swift SDK): the peer's candidate to send ICE checks
+    /// to, as the controlling agent. nil: the server role, ICE-lite, controlled.
+    public var remoteCandidate: SocketAddress?
 
     public init(localUfrag: String, localPassword: String, remoteUfrag: String, remotePassword: String,
                 remoteFingerprintAlgorithm: String, remoteFingerprint: String, dtlsRole: DTLSRole,
-                consentTimeoutMicros: UInt64) {
+                consentTimeoutMicros: UInt64, remoteCandidate: SocketAddress? = nil) {
         self.localUfrag = localUfrag
         self.localPassword = localPassword
         self.remoteUfrag = remoteUfrag
@@ -24,6 +27,7 @@ public struct TransportParameters: Sendable {
         self.remoteFingerprint = remoteFingerprint
         self.dtlsRole = dtlsRole
         self.consentTimeoutMicros = consentTimeoutMicros
+        self.remoteCandidate = remoteCandidate
     }
 }
 
@@ -52,6 +56,8 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
     public private(set) var state: State = .new
 
     private let ice: ICELiteServer
+    /// Only in the client role.
+    private let iceClient: ICEClient?
     private let dtls: DTLSSession
     private var srtpIn: SRTPSession?
     private var srtpOut: SRTPSession?
@@ -74,6 +80,15 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
                            role: parameters.dtlsRole == .server ? .server : .client,
                            expectedFingerprint: (algorithm: parameters.remoteFingerprintAlgorithm,
                                                  value: parameters.remoteFingerprint))
+        if let remote = parameters.remoteCandidate {
+            iceClient = ICEClient(localUfrag: parameters.localUfrag, remoteUfrag: parameters.remoteUfrag,
+                                  remotePassword: parameters.remotePassword, remoteAddress: remote,
+                                  consentTimeoutMicros: parameters.consentTimeoutMicros)
+            // Responses to our checks come from the remote candidate, not by ufrag.
+            worker.bind(address: remote, to: self)
+        } else {
+            iceClient = nil
+        }
         worker.register(ufrag: parameters.localUfrag, receiver: self)
         worker.addTickable(self)
     }
@@ -99,6 +114,14 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
             droppedStun += 1
             return
         }
+        if let iceClient, message.type != .bindingRequest {
+            if iceClient.handleResponse(message, from: source, now: now), iceClient.state == .connected {
+                select(source)
+            } else {
+                droppedStun += 1
+            }
+            return
+        }
         let result = scratch.withUnsafeMutableBytes { reply -> ICEResult in
             let result = ice.handleBindingRequest(message, from: source, now: now, reply: reply)
             if case .respond(let length, _) = result {
@@ -113,14 +136,20 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
         if change != .none {
             worker.bind(address: source, to: self)
         }
-        if let tuple = ice.selectedTuple, tuple != selected {
-            selected = tuple
-            if state == .new {
-                state = .connecting
-                if parameters.dtlsRole == .client {
-                    dtls.start()
-                    flushDTLS()
-                }
+        if iceClient == nil, let tuple = ice.selectedTuple, tuple != selected {
+            select(tuple)
+        }
+    }
+
+    /// ICE found the path: media and DTLS go to `tuple` from now on.
+    private func select(_ tuple: SocketAddress) {
+        guard tuple != selected else { return }
+        selected = tuple
+        if state == .new {
+            state = .connecting
+            if parameters.dtlsRole == .client {
+                dtls.start()
+                flushDTLS()
             }
         }
     }
@@ -224,7 +253,18 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
         case .closed, .failed:
             return
         case .new, .connecting, .connected:
-            if ice.isConsentExpired(now: now, timeoutMicros: parameters.consentTimeoutMicros) {
+            if let iceClient {
+                let length = scratch.withUnsafeMutableBytes { iceClient.poll(now: now, into: $0) }
+                if let length {
+                    scratch.withUnsafeBytes {
+                        worker.queueSend(copying: UnsafeRawBufferPointer(rebasing: $0[0..<length]), to: iceClient.remoteAddress)
+                    }
+                }
+                if iceClient.state == .failed {
+                    fail("Failed by ICE timeout")
+                    return
+                }
+            } else if ice.isConsentExpired(now: now, timeoutMicros: parameters.consentTimeoutMicros) {
                 fail("Failed by ICE timeout")
                 return
             }
