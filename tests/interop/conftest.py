@@ -9,6 +9,7 @@ Environment:
 
 import datetime
 import json
+from typing import Optional
 import os
 import random
 import re
@@ -121,9 +122,13 @@ def _free_udp_range(count: int) -> int:
     raise RuntimeError("no free UDP port range on 127.0.0.1")
 
 
-def write_test_config(path: Path, http_port: int, media_port: int, workers: int) -> dict:
-    """The default config with fresh ports, debug logging and loopback addresses only."""
+def write_test_config(path: Path, http_port: int, media_port: int, workers: int,
+                      overrides: Optional[dict] = None) -> dict:
+    """The default config with fresh ports, debug logging and loopback addresses only;
+    `overrides` maps a section to keys that replace the default's (e.g. {"rtc": {...}})."""
     config = json.loads(DEFAULT_CONFIG.read_text())
+    for section, values in (overrides or {}).items():
+        config.setdefault(section, {}).update(values)
     config.setdefault("server", {}).update({"host": "127.0.0.1", "port": http_port})
     config.setdefault("rtc", {}).update({"bindAddress": "127.0.0.1", "port": media_port, "workers": workers,
                                          "announcedAddresses": ["127.0.0.1"]})
@@ -188,13 +193,19 @@ def _safe_name(name: str) -> str:
 
 
 @pytest.fixture
-def server(request, tmp_path) -> SluiceServer:
+def server_config_overrides() -> dict:
+    """Config sections a test module wants changed; override this fixture in the module."""
+    return {}
+
+
+@pytest.fixture
+def server(request, tmp_path, server_config_overrides) -> SluiceServer:
     """A fresh `sluice` on fresh loopback ports; on teardown it must exit 0 on SIGTERM, uncrashed."""
     binary = require_binary()
     http_port = _free_tcp_port()
     media_port = _free_udp_range(WORKERS)
     config_path = tmp_path / "sluice.json"
-    write_test_config(config_path, http_port, media_port, WORKERS)
+    write_test_config(config_path, http_port, media_port, WORKERS, server_config_overrides)
     log_path = ARTIFACTS / f"server-{_safe_name(request.node.name)}.log"
     log = open(log_path, "wb")
     process = subprocess.Popen([str(binary), "--config", str(config_path)], cwd=REPO,
@@ -225,6 +236,12 @@ def server(request, tmp_path) -> SluiceServer:
 
 
 def _stop_server(process: subprocess.Popen, log_path: Path) -> None:
+    if getattr(process, "stopped_by_test", False):
+        # The test signalled the server itself and checked how it ended.
+        process.wait()
+        process.died_early = False
+        process.killed = False
+        return
     if process.poll() is not None:
         process.died_early = True
         return

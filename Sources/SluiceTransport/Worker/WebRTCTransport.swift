@@ -163,7 +163,9 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
         case .failed(let failure):
             fail(failure == .fingerprintMismatch ? "Failed by DTLS fingerprint error" : "Failed by DTLS error")
         case .closed:
-            close()
+            // The peer closed its PeerConnection (close_notify): the handle ends now rather
+            // than after the consent timeout.
+            fail("Failed by DTLS error")
         default:
             break
         }
