@@ -100,7 +100,15 @@ public final class SessionManager {
 
     /// Delivers every queued media event to the session that owns its handle.
     public func drainMediaEvents() {
-        media.drainEvents { event in deliver(event) }
+        media.drainEvents { event in
+            if case let .streamStatus(session, handle, stream, role, status, info, _) = event {
+                // One line per status change: the server's record of every stream's life.
+                let line = "stream \(stream) \(role.rawValue) \(handle) (session \(session)): \(status.rawValue)"
+                    + (info.map { " \"\($0)\"" } ?? "")
+                if status == .failed { log.warn(line) } else { log.info(line) }
+            }
+            deliver(event)
+        }
     }
 
     /// Server shutdown: ends every session, delivers the resulting statuses, then sends
