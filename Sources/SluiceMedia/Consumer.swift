@@ -7,7 +7,7 @@ import SluiceWire
 /// negotiated, writes the packet once into an outgoing buffer and hands it to the transport.
 final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     let parameters: EndpointParameters
-    let constraints: StreamConstraints
+    private(set) var constraints: StreamConstraints
     let transport: WebRTCTransport
     weak var router: Router?
     var report: (WorkerEvent) -> Void = { _ in }
@@ -69,6 +69,33 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         video?.needsRestart = true
         announcedPlaying = false
         if producer != nil, transport.isConnected { router?.requestKeyFrame() }
+    }
+
+    func update(_ constraints: StreamConstraints) {
+        self.constraints = constraints
+        audio?.enabled = constraints.audio && !audioMutedByPlayer
+        let videoEnabled = constraints.video != nil && !videoMutedByPlayer
+        if video?.enabled == false && videoEnabled { video?.needsRestart = true }
+        video?.enabled = videoEnabled
+    }
+
+    private var audioMutedByPlayer = false
+    private var videoMutedByPlayer = false
+
+    /// The player's own mute of what it receives. Resuming video waits for a key frame and
+    /// continues the sequence right after the last packet sent, so there is no gap.
+    func setMuted(_ kind: MediaKind, _ muted: Bool) {
+        if kind == .audio { audioMutedByPlayer = muted } else { videoMutedByPlayer = muted }
+        update(constraints)
+        if kind == .video && !muted {
+            video?.needsRestart = true
+            router?.requestKeyFrame()
+        }
+    }
+
+    /// The stream-wide mute of `kind` changed; video resumes on a key frame.
+    func streamMuteChanged(_ kind: MediaKind) {
+        if kind == .video { video?.needsRestart = true } else { audio?.needsRestart = true }
     }
 
     // MARK: Forwarding (hot path)

@@ -8,6 +8,10 @@ public protocol MediaControl: AnyObject {
     func stop(handle: StreamHandle) throws(MediaError)
     func stats(handle: StreamHandle) throws(MediaError) -> HandleStats
     func requestKeyFrame(handle: StreamHandle) throws(MediaError)
+    /// New constraints for a play (layer choice) or a publish (bitrate cap).
+    func update(handle: StreamHandle, constraints: StreamConstraints) throws(MediaError)
+    /// `mute`/`unmute`: on a publish handle for every player, on a play handle for that player.
+    func setMuted(handle: StreamHandle, kind: MediaKind, muted: Bool) throws(MediaError)
     func endSession(_ session: SessionID)
     func drainEvents(_ body: (MediaEvent) -> Void)
     func shutdown()

@@ -32,6 +32,14 @@ public final class MediaEngine: @unchecked Sendable {
         var publisher: StreamHandle?
         var publisherTracks: (audio: TrackParameters?, video: TrackParameters?) = (nil, nil)
         var players: [StreamHandle] = []
+        var audioMute = MuteState()
+        var videoMute = MuteState()
+
+        func mute(_ kind: MediaKind) -> MuteState { kind == .audio ? audioMute : videoMute }
+
+        mutating func setMute(_ kind: MediaKind, _ state: MuteState) {
+            if kind == .audio { audioMute = state } else { videoMute = state }
+        }
     }
 
     private struct HandleEntry {
@@ -41,6 +49,8 @@ public final class MediaEngine: @unchecked Sendable {
         var wait: Bool
         var worker: Int
         var announcedPublishing = false
+        /// A player's own mute of what it receives.
+        var playerMuted: Set<MediaKind> = []
     }
 
     public init(config: MediaEngineConfig) throws {
@@ -135,6 +145,74 @@ public final class MediaEngine: @unchecked Sendable {
         workers[entry.worker].execute { media.requestKeyFrame(for: handle) }
     }
 
+    public func update(handle: StreamHandle, constraints: StreamConstraints) throws(MediaError) {
+        guard let entry = handles[handle] else { throw .unknownHandle }
+        let media = workerMedia[entry.worker]
+        workers[entry.worker].execute { media.update(handle, constraints: constraints) }
+    }
+
+    public func setMuted(handle: StreamHandle, kind: MediaKind, muted: Bool) throws(MediaError) {
+        guard var entry = handles[handle], var stream = streams[entry.stream] else { throw .unknownHandle }
+        if entry.role == .play {
+            if muted { entry.playerMuted.insert(kind) } else { entry.playerMuted.remove(kind) }
+            handles[handle] = entry
+            let media = workerMedia[entry.worker]
+            workers[entry.worker].execute { media.setPlayerMuted(handle, kind: kind, muted: muted) }
+            emitEvent(handle, type: Self.muteEvent(kind, muted), by: "player")
+            return
+        }
+        var state = stream.mute(kind)
+        if !muted && state.byServer { throw .restrictedAccess }
+        state.byPublisher = muted
+        stream.setMute(kind, state)
+        streams[entry.stream] = stream
+        applyMute(stream: entry.stream, kind: kind, by: "publisher", muted: muted)
+    }
+
+    /// Server-side (moderator) mute from the admin API. It outranks the publisher's own.
+    public func setServerMuted(stream name: String, kind: MediaKind, muted: Bool) throws(MediaError) {
+        guard var stream = streams[name], stream.publisher != nil else { throw .streamNotFound }
+        var state = stream.mute(kind)
+        state.byServer = muted
+        stream.setMute(kind, state)
+        streams[name] = stream
+        applyMute(stream: name, kind: kind, by: "server", muted: muted)
+    }
+
+    /// Tells the worker the stream-wide mute of `kind`, and the publisher and every player why.
+    private func applyMute(stream name: String, kind: MediaKind, by: String, muted: Bool) {
+        guard let stream = streams[name] else { return }
+        let effective = stream.mute(kind).muted
+        let worker = workerIndex(for: name)
+        let media = workerMedia[worker]
+        workers[worker].execute { media.setStreamMuted(name, kind: kind, muted: effective) }
+        let type = Self.muteEvent(kind, muted)
+        if let publisher = stream.publisher { emitEvent(publisher, type: type, by: by) }
+        for player in stream.players { emitEvent(player, type: type, by: by) }
+    }
+
+    private static func muteEvent(_ kind: MediaKind, _ muted: Bool) -> String {
+        "\(kind.rawValue)\(muted ? "Muted" : "Unmuted")"
+    }
+
+    /// Every stream with its publisher, players and mute state, for the admin API.
+    public func streamViews() -> [StreamView] {
+        streams.keys.sorted().compactMap { name in streamView(name) }
+    }
+
+    public func streamView(_ name: String) -> StreamView? {
+        guard let stream = streams[name] else { return nil }
+        let publisher = stream.publisher.map { handle in
+            statsBoard.snapshot(handle) ?? HandleStats(handle: handle, stream: name, role: .publish, audio: nil, video: nil)
+        }
+        let players = stream.players.map { handle in
+            statsBoard.snapshot(handle) ?? HandleStats(handle: handle, stream: name, role: .play, audio: nil, video: nil)
+        }
+        return StreamView(name: name, publisher: publisher,
+                          publisherSession: stream.publisher.flatMap { handles[$0]?.session },
+                          players: players, audioMuted: stream.audioMute, videoMuted: stream.videoMute)
+    }
+
     /// Ends a stream's publisher from the admin API ("Stopped by rest /terminate").
     public func terminate(stream: String) throws(MediaError) {
         guard let publisher = streams[stream]?.publisher else { throw .streamNotFound }
@@ -187,6 +265,8 @@ public final class MediaEngine: @unchecked Sendable {
         if entry.role == .publish, stream.publisher == handle {
             stream.publisher = nil
             stream.publisherTracks = (nil, nil)
+            stream.audioMute.byPublisher = false
+            stream.videoMute.byPublisher = false
             for player in stream.players {
                 guard let playerEntry = handles[player] else { continue }
                 if playerEntry.wait {
@@ -227,6 +307,13 @@ public final class MediaEngine: @unchecked Sendable {
             pending.append(.streamEvent(session: entry.session, handle: handle, stream: entry.stream,
                                         type: type, by: by, data: data))
         }
+    }
+
+    private func emitEvent(_ handle: StreamHandle, type: String, by: String?, data: [String: StreamEventValue] = [:]) {
+        guard let entry = handles[handle] else { return }
+        pending.append(.streamEvent(session: entry.session, handle: handle, stream: entry.stream,
+                                    type: type, by: by, data: data))
+        wakeup()
     }
 
     private func emitStatus(_ handle: StreamHandle, _ status: StreamStatus, info: String?, ends: Bool,

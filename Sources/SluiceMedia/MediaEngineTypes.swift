@@ -103,6 +103,8 @@ public enum MediaError: Error, Equatable, Sendable {
     case limitReached(String)
     case constraintsExceedLimits
     case wrongRole
+    /// The publisher tried to lift a server-side (moderator) mute.
+    case restrictedAccess
 }
 
 /// What the engine tells the control plane, in order per handle.
@@ -198,5 +200,26 @@ public struct HandleStats: Sendable {
         self.role = role
         self.audio = audio
         self.video = video
+    }
+}
+
+/// What the admin API shows of one stream (PROTOCOL.md section 2).
+public struct StreamView: Sendable {
+    public var name: String
+    public var publisher: HandleStats?
+    public var publisherSession: SessionID?
+    public var players: [HandleStats]
+    public var audioMuted: MuteState
+    public var videoMuted: MuteState
+}
+
+public struct MuteState: Sendable, Equatable {
+    public var byPublisher = false
+    public var byServer = false
+    public var muted: Bool { byPublisher || byServer }
+
+    public init(byPublisher: Bool = false, byServer: Bool = false) {
+        self.byPublisher = byPublisher
+        self.byServer = byServer
     }
 }

@@ -5,6 +5,9 @@ final class Router {
     let stream: String
     private(set) var producer: Producer?
     private(set) var consumers: [Consumer] = []
+    /// Stream-wide mute (publisher's or server's), applied by every consumer.
+    private(set) var audioMuted = false
+    private(set) var videoMuted = false
 
     init(stream: String) {
         self.stream = stream
@@ -38,8 +41,18 @@ final class Router {
     /// worker thread, in the receive batch (DESIGN.md "The packet path").
     @inline(__always)
     func forward(_ packet: borrowing ForwardedPacket) {
+        if isMuted(packet.kind) { return }
         for consumer in consumers { consumer.forward(packet) }
     }
+
+    func setMuted(_ kind: MediaKind, _ muted: Bool) {
+        if kind == .audio { audioMuted = muted } else { videoMuted = muted }
+        for consumer in consumers { consumer.streamMuteChanged(kind) }
+        if kind == .video && !muted { requestKeyFrame() }
+    }
+
+    @inline(__always)
+    func isMuted(_ kind: MediaKind) -> Bool { kind == .audio ? audioMuted : videoMuted }
 
     func requestKeyFrame() {
         producer?.requestKeyFrame()

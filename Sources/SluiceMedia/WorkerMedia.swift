@@ -58,6 +58,18 @@ final class WorkerMedia {
         }
     }
 
+    func update(_ handle: StreamHandle, constraints: StreamConstraints) {
+        consumers[handle]?.update(constraints)
+    }
+
+    func setPlayerMuted(_ handle: StreamHandle, kind: MediaKind, muted: Bool) {
+        consumers[handle]?.setMuted(kind, muted)
+    }
+
+    func setStreamMuted(_ stream: String, kind: MediaKind, muted: Bool) {
+        router(stream).setMuted(kind, muted)
+    }
+
     func requestKeyFrame(for handle: StreamHandle) {
         consumers[handle]?.router?.requestKeyFrame()
     }

@@ -72,6 +72,8 @@ extension RPCError {
             self.init(code: 1009, message: StatusInfo.constraintsExceedLimits, reason: "CONSTRAINTS_EXCEED_LIMITS")
         case .wrongRole:
             self.init(code: 1010, message: "The handle does not support this method", reason: "WRONG_ROLE")
+        case .restrictedAccess:
+            self = .restrictedAccess
         }
     }
 }

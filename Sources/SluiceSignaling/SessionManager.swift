@@ -250,13 +250,23 @@ public final class SessionManager {
             return try play(params, session: session, sessionID: sessionID)
         case "update":
             let handle = try params.handle()
-            _ = try params.constraints(required: true)
+            let constraints = try params.constraints(required: true)
             try requireHandle(handle, of: session)
+            do {
+                try media.update(handle: handle, constraints: constraints)
+            } catch {
+                throw RPCError(error)
+            }
             return [:]
         case "mute", "unmute":
             let handle = try params.handle()
-            _ = try params.kind()
+            let kind = try params.kind()
             try requireHandle(handle, of: session)
+            do {
+                try media.setMuted(handle: handle, kind: kind, muted: method == "mute")
+            } catch {
+                throw RPCError(error)
+            }
             return [:]
         case "stop":
             let handle = try params.handle()

@@ -58,6 +58,21 @@ final class FakeMediaControl: MediaControl, @unchecked Sendable {
         guard handles[handle] != nil else { throw .unknownHandle }
     }
 
+    private(set) var updates: [(StreamHandle, StreamConstraints)] = []
+    private(set) var mutes: [(StreamHandle, MediaKind, Bool)] = []
+    var muteError: MediaError?
+
+    func update(handle: StreamHandle, constraints: StreamConstraints) throws(MediaError) {
+        guard handles[handle] != nil else { throw .unknownHandle }
+        updates.append((handle, constraints))
+    }
+
+    func setMuted(handle: StreamHandle, kind: MediaKind, muted: Bool) throws(MediaError) {
+        guard handles[handle] != nil else { throw .unknownHandle }
+        if let muteError { throw muteError }
+        mutes.append((handle, kind, muted))
+    }
+
     func endSession(_ session: SessionID) {
         endedSessions.append(session)
         for (handle, record) in handles.sorted(by: { $0.key < $1.key }) where record.session == session {

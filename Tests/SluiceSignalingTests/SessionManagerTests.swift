@@ -275,6 +275,15 @@ let precedenceCases: [PrecedenceCase] = [
         #expect(output.last?["result"] == [:])
         harness.manager.receive(harness.request(4, "update", ["handle": "h1"]), from: session)
         #expect(output.last?["error"]?["code"] == -32602)
+        // The calls reach the media side with their parsed values.
+        #expect(harness.media.mutes.count == 1)
+        #expect(harness.media.mutes.first.map { $0.1 == .video && $0.2 } == true)
+        #expect(harness.media.updates.first?.1.video?.quality == .low)
+        // A publisher's unmute of a server mute is refused with 1002.
+        harness.media.muteError = .restrictedAccess
+        harness.manager.receive(harness.request(7, "unmute", ["handle": "h1", "kind": "video"]), from: session)
+        #expect(output.last?["error"]?["code"] == 1002)
+        harness.media.muteError = nil
         harness.manager.receive(harness.request(5, "getStats", ["handle": "h1"]), from: session)
         let stats = try #require(output.last?["result"])
         #expect(stats["handle"] == "h1")

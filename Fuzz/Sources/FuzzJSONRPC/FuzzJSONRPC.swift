@@ -30,6 +30,8 @@ final class FuzzMedia: MediaControl {
         HandleStats(handle: handle, stream: "s", role: .play, audio: KindStats(), video: KindStats())
     }
     func requestKeyFrame(handle: StreamHandle) throws(MediaError) {}
+    func update(handle: StreamHandle, constraints: StreamConstraints) throws(MediaError) {}
+    func setMuted(handle: StreamHandle, kind: MediaKind, muted: Bool) throws(MediaError) {}
     func endSession(_ session: SessionID) {}
     func drainEvents(_ body: (MediaEvent) -> Void) {
         let queued = events
