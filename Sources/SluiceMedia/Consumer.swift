@@ -25,6 +25,14 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     private var remoteJitterMs: Double = 0
     private var remoteLost: Int64 = 0
     private var plisReceived: UInt64 = 0
+    // Simulcast: the layer being forwarded, the one wanted, and why.
+    private(set) var currentLayer: Int?
+    private(set) var targetLayer = Int.max
+    private var targetReason = LayerSelector.Reason.constraints
+    private var notEnoughBandwidthReported = false
+    /// Estimated bandwidth towards the player, from its REMB (kbit/s).
+    private(set) var bandwidthKbps: Double?
+    private var vp8 = VP8Munger()
     private var firsReceived: UInt64 = 0
     private var nacksReceived: UInt64 = 0
 
@@ -67,12 +75,50 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         hasSource = producer != nil
         audio?.needsRestart = true
         video?.needsRestart = true
+        currentLayer = nil
+        targetLayer = Int.max
         announcedPlaying = false
-        if producer != nil, transport.isConnected { router?.requestKeyFrame() }
+        if producer != nil {
+            selectLayer(now: MonotonicClock.nowMicros())
+            if transport.isConnected { router?.requestKeyFrame() }
+        }
+    }
+
+    /// Picks the layer this player should get (LayerSelector); a change asks that layer for a
+    /// key frame, and the switch happens when it arrives.
+    func selectLayer(now: UInt64) {
+        guard let producer = router?.producer, video != nil else { return }
+        let layers = producer.selectorLayers(now: now)
+        let wanted = constraints.video ?? VideoConstraints()
+        let choice: LayerSelector.Choice
+        if let chosen = LayerSelector.choose(layers: layers, constraints: wanted, bandwidthKbps: bandwidthKbps,
+                                             current: currentLayer) {
+            choice = chosen
+        } else if targetLayer == Int.max {
+            // Nothing measured yet: start from what the constraints say with no sizes known.
+            let unknown = layers.map { LayerSelector.Layer(index: $0.index, width: 0, height: 0) }
+            guard let chosen = LayerSelector.choose(layers: unknown, constraints: wanted, bandwidthKbps: nil) else { return }
+            choice = chosen
+        } else {
+            return
+        }
+        if choice.layer != targetLayer {
+            targetLayer = choice.layer
+            targetReason = choice.reason
+            if currentLayer != nil { producer.requestKeyFrame(layer: choice.layer) }
+        }
+        if choice.notEnoughBandwidth != notEnoughBandwidthReported {
+            notEnoughBandwidthReported = choice.notEnoughBandwidth
+            if choice.notEnoughBandwidth {
+                report(.streamEvent(parameters.handle, type: "notEnoughBandwidth", by: nil,
+                                    data: ["bandwidth": .int(Int(bandwidthKbps ?? 0))]))
+            }
+        }
     }
 
     func update(_ constraints: StreamConstraints) {
         self.constraints = constraints
+        selectLayer(now: MonotonicClock.nowMicros())
         audio?.enabled = constraints.audio && !audioMutedByPlayer
         let videoEnabled = constraints.video != nil && !videoMutedByPlayer
         if video?.enabled == false && videoEnabled { video?.needsRestart = true }
@@ -108,8 +154,30 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             send(item, track: &audio!)
         } else {
             guard video != nil, video!.enabled else { return }
+            let layer = item.layer
+            if layer != currentLayer || video!.needsRestart {
+                // Only a key frame of the wanted layer starts (or switches) the video.
+                guard layer == targetLayer || (targetLayer == Int.max && currentLayer == nil) else { return }
+                guard item.isKeyFrame else {
+                    router?.requestKeyFrame(layer: layer)
+                    return
+                }
+                switchLayer(to: layer, item)
+            }
             send(item, track: &video!)
         }
+    }
+
+    private func switchLayer(to layer: Int, _ item: borrowing ForwardedPacket) {
+        let previous = currentLayer
+        currentLayer = layer
+        video!.needsRestart = true
+        vp8.restart()
+        guard let producer = router?.producer, producer.isSimulcast, previous != layer else { return }
+        let size = producer.layerSize(layer)
+        report(.streamEvent(parameters.handle, type: "layerChanged", by: nil, data: [
+            "layer": .int(layer), "width": .int(size.width), "height": .int(size.height),
+            "reason": .string(previous == nil ? LayerSelector.Reason.constraints.rawValue : targetReason.rawValue)]))
     }
 
     @inline(__always)
@@ -126,6 +194,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         }
         guard case .forward(let sequence, let timestamp) = track.munger.map(
             sequence: packet.sequenceNumber, timestamp: packet.timestamp, now: item.now) else { return }
+        let rewriteVP8 = item.kind == .video && track.parameters.codecName.lowercased() == "vp8"
 
         let pool = transport.worker.pool
         guard let buffer = pool.take() else { return }
@@ -142,11 +211,15 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         if let id = ids.audioLevel, let level = item.audioLevel { _ = extensions.append(id: id, uint8: level) }
         let header = RTPHeader(marker: packet.marker, payloadType: track.parameters.payloadType,
                                sequenceNumber: sequence, timestamp: timestamp, ssrc: track.parameters.localSSRC)
-        _ = header.write(into: &writer, extensions: extensions)
+        let payloadOffset = header.write(into: &writer, extensions: extensions) ?? 0
         writer.write(bytes: UnsafeRawBufferPointer(packet.payload))
         guard !writer.overflowed else {
             pool.give(buffer)
             return
+        }
+        if rewriteVP8 {
+            // Picture ids and TL0PICIDX differ per layer and per publisher: continue them.
+            vp8.rewrite(UnsafeMutableRawBufferPointer(rebasing: raw[payloadOffset..<writer.offset]))
         }
         track.packets += 1
         track.bytes += UInt64(writer.offset)
@@ -184,6 +257,10 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             case RTCPPacketType.payloadFeedback where packet.count == 4:
                 firsReceived += 1
                 router?.requestKeyFrame()
+            case RTCPPacketType.payloadFeedback where packet.count == 15:
+                if let remb = RTCPREMB(parsing: packet.bytes) {
+                    bandwidthKbps = Double(remb.bitrate) / 1000
+                }
             case RTCPPacketType.transportFeedback where packet.count == 1:
                 nacksReceived += 1
             case RTCPPacketType.receiverReport:
@@ -253,7 +330,12 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
                 s.plis = plisReceived
                 s.firs = firsReceived
                 s.nacks = nacksReceived
-                s.layer = 0
+                s.layer = currentLayer
+                if let producer = router?.producer, let layer = currentLayer {
+                    let size = producer.layerSize(layer)
+                    s.width = size.width
+                    s.height = size.height
+                }
             }
             return s
         }

@@ -18,6 +18,8 @@ public struct TrackParameters: Sendable, Equatable {
     /// The server's SSRC for what it sends on this track (play).
     public var localSSRC: UInt32
     public var feedback: Feedback
+    /// Publish with simulcast: the layers in offer order, by rid or by SSRC (a=ssrc-group:SIM).
+    public var simulcast: [SimulcastLayerParameters] = []
 
     public struct Feedback: Sendable, Equatable {
         public var nack = false
@@ -50,6 +52,16 @@ public struct TrackParameters: Sendable, Equatable {
         self.remoteRTXSSRCs = remoteRTXSSRCs
         self.localSSRC = localSSRC
         self.feedback = feedback
+    }
+}
+
+public struct SimulcastLayerParameters: Sendable, Equatable {
+    public var rid: String?
+    public var ssrc: UInt32?
+
+    public init(rid: String?, ssrc: UInt32?) {
+        self.rid = rid
+        self.ssrc = ssrc
     }
 }
 

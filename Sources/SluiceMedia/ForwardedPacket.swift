@@ -6,6 +6,8 @@ import SluiceRTP
 struct ForwardedPacket: ~Copyable {
     let packet: RTPPacket
     let kind: MediaKind
+    /// The producer's simulcast layer (0 without simulcast, and for audio).
+    let layer: Int
     let isKeyFrame: Bool
     let clockRate: UInt32
     /// Audio level of the source, when it sent one (RFC 6464), as its raw byte.

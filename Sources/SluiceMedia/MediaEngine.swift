@@ -303,9 +303,12 @@ public final class MediaEngine: @unchecked Sendable {
             guard handles[handle] != nil else { return }
             end(handle, info: info)
         case .streamEvent(let handle, let type, let by, let data):
-            guard let entry = handles[handle] else { return }
-            pending.append(.streamEvent(session: entry.session, handle: handle, stream: entry.stream,
-                                        type: type, by: by, data: data))
+            emitEvent(handle, type: type, by: by, data: data)
+        case .streamWideEvent(let name, let type, let by, let data):
+            guard let stream = streams[name] else { return }
+            for handle in [stream.publisher].compactMap({ $0 }) + stream.players {
+                emitEvent(handle, type: type, by: by, data: data)
+            }
         }
     }
 

@@ -183,8 +183,31 @@ public struct KindStats: Sendable {
     public var height: Int = 0
     public var layer: Int?
     public var keyFrames: UInt64 = 0
+    /// The stream's simulcast layers (video only).
+    public var layers: [LayerStats] = []
 
     public init() {}
+}
+
+/// One simulcast layer as the stats show it (PROTOCOL.md section 3).
+public struct LayerStats: Sendable, Equatable {
+    public var index: Int
+    public var rid: String?
+    public var width: Int
+    public var height: Int
+    public var fps: Double
+    public var bitrateKbps: Double
+    public var active: Bool
+
+    public init(index: Int, rid: String?, width: Int, height: Int, fps: Double, bitrateKbps: Double, active: Bool) {
+        self.index = index
+        self.rid = rid
+        self.width = width
+        self.height = height
+        self.fps = fps
+        self.bitrateKbps = bitrateKbps
+        self.active = active
+    }
 }
 
 public struct HandleStats: Sendable {

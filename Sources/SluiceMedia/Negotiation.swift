@@ -63,7 +63,7 @@ struct Negotiation {
     private static func track(_ media: NegotiatedMedia, kind: MediaKind, localSSRC: UInt32) -> TrackParameters {
         func id(_ value: Int?) -> UInt8? { value.flatMap { (1...255).contains($0) ? UInt8($0) : nil } }
         let e = media.extensions
-        return TrackParameters(
+        var track = TrackParameters(
             kind: kind, mid: media.mid, codecName: media.codec.name, fmtp: media.codec.fmtp,
             payloadType: UInt8(truncatingIfNeeded: media.codec.payloadType),
             rtxPayloadType: media.rtxPayloadType.map { UInt8(truncatingIfNeeded: $0) },
@@ -76,6 +76,10 @@ struct Negotiation {
             localSSRC: media.localSSRCs?.ssrc ?? localSSRC,
             feedback: .init(nack: media.feedback.nack, pli: media.feedback.pli, fir: media.feedback.fir,
                             remb: media.feedback.remb, transportCC: media.feedback.transportCC))
+        track.simulcast = media.simulcastLayers.filter { !$0.paused }.map {
+            SimulcastLayerParameters(rid: $0.rid, ssrc: $0.ssrc)
+        }
+        return track
     }
 
     private static func mediaError(_ error: SDPError) -> MediaError {

@@ -2,9 +2,9 @@ import SluiceRTP
 import SluiceTransport
 import SluiceWire
 
-/// The publisher side of one stream: receives its RTP and RTCP, keeps reception statistics,
-/// detects key frames, answers with receiver reports and key-frame requests, and hands each
-/// packet to the router.
+/// The publisher side of one stream: receives its RTP and RTCP, tells simulcast layers
+/// apart, keeps reception statistics, detects key frames and sizes, answers with receiver
+/// reports and key-frame requests, and hands each packet to the router.
 final class Producer: WebRTCTransportDelegate, WorkerTickable {
     let parameters: EndpointParameters
     let transport: WebRTCTransport
@@ -12,42 +12,52 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     /// Tells the control plane (through the worker) what happened.
     var report: (WorkerEvent) -> Void = { _ in }
 
-    private var audio: Track?
-    private var video: Track?
+    private var audio: AudioTrack?
+    private(set) var layers: [VideoLayer] = []
+    private let videoParameters: TrackParameters?
+    private let videoCodec: CodecKind
     private var announcedPublishing = false
-    private var lastKeyFrameRequest: UInt64 = 0
     private var nextReport: UInt64 = 0
     private var rtcpScratch = [UInt8](repeating: 0, count: 1500)
     private let statsBoard: StatsBoard?
     /// Our SSRC as the sender of receiver reports and feedback.
     private let reporterSSRC: UInt32 = .random(in: 1...UInt32.max)
+    /// Size of the top layer, for `resize` events.
+    private var topSize = (width: 0, height: 0)
 
-    /// Minimum spacing of key-frame requests to the publisher: a burst of players joining
-    /// costs the publisher one key frame, not one each.
+    /// Minimum spacing of key-frame requests per layer: a burst of players joining or
+    /// switching costs the publisher one key frame, not one each.
     static let keyFrameRequestInterval: UInt64 = 300_000
 
-    struct Track {
+    struct AudioTrack {
         let parameters: TrackParameters
-        let codec: CodecKind
         var ssrc: UInt32?
         var stats = ReceiveStreamStats()
         var bitrate = BitrateMeter()
-        var width = 0
-        var height = 0
     }
 
     init(parameters: EndpointParameters, transport: WebRTCTransport, statsBoard: StatsBoard?) {
         self.parameters = parameters
         self.transport = transport
         self.statsBoard = statsBoard
-        if let a = parameters.audio { audio = Track(parameters: a, codec: CodecKind(a.codecName), ssrc: a.remoteSSRCs.first) }
-        if let v = parameters.video { video = Track(parameters: v, codec: CodecKind(v.codecName), ssrc: v.remoteSSRCs.first) }
+        if let a = parameters.audio { audio = AudioTrack(parameters: a, ssrc: a.remoteSSRCs.first) }
+        videoParameters = parameters.video
+        videoCodec = CodecKind(parameters.video?.codecName ?? "")
+        if let v = parameters.video {
+            if v.simulcast.count > 1 {
+                layers = v.simulcast.map { VideoLayer(rid: $0.rid, ssrc: $0.ssrc) }
+            } else {
+                layers = [VideoLayer(rid: nil, ssrc: v.simulcast.first?.ssrc ?? v.remoteSSRCs.first)]
+            }
+        }
     }
+
+    var isSimulcast: Bool { layers.count > 1 }
 
     // MARK: Transport delegate
 
     func transportDidConnect(_ transport: WebRTCTransport) {
-        requestKeyFrame()
+        for i in layers.indices { requestKeyFrame(layer: i) }
     }
 
     func transport(_ transport: WebRTCTransport, didFail info: String) {
@@ -57,51 +67,87 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     func transport(_ transport: WebRTCTransport, didReceiveRTP bytes: UnsafeMutableRawBufferPointer, now: UInt64) {
         guard let packet = RTPPacket(parsing: bytes) else { return }
         let ssrc = packet.ssrc
-        let payloadType = packet.payloadType
-        if let a = audio, a.ssrc == ssrc || (a.ssrc == nil && payloadType == a.parameters.payloadType) {
+        if let a = audio, a.ssrc == ssrc || (a.ssrc == nil && packet.payloadType == a.parameters.payloadType) {
             if audio!.ssrc == nil { audio!.ssrc = ssrc }
-            receive(packet, kind: .audio, now: now)
-        } else if let v = video, v.ssrc == ssrc || (v.ssrc == nil && payloadType == v.parameters.payloadType) {
-            if video!.ssrc == nil { video!.ssrc = ssrc }
-            receive(packet, kind: .video, now: now)
+            receiveAudio(packet, now: now)
+        } else if let video = videoParameters, let layer = videoLayer(of: packet, video) {
+            receiveVideo(packet, layer: layer, now: now)
         }
-        // Anything else (RTX before NACK support, unknown SSRCs, extra simulcast layers) is
-        // not forwarded.
+        // Anything else (RTX before NACK support, unknown SSRCs) is not forwarded.
     }
 
+    /// Which layer a video packet belongs to: by SSRC once known, else by its rid header
+    /// extension, else (no simulcast) by payload type.
     @inline(__always)
-    private func receive(_ packet: RTPPacket, kind: MediaKind, now: UInt64) {
+    private func videoLayer(of packet: RTPPacket, _ video: TrackParameters) -> Int? {
+        let ssrc = packet.ssrc
+        for i in layers.indices where layers[i].ssrc == ssrc { return i }
+        guard packet.payloadType == video.payloadType else { return nil }
+        if isSimulcast {
+            guard let id = video.extensions.rid, let value = packet.extensionValue(id: id),
+                  let rid = RTPToken(UnsafeRawBufferPointer(value)) else { return nil }
+            for i in layers.indices where layers[i].rid == rid && layers[i].ssrc == nil {
+                layers[i].ssrc = ssrc
+                return i
+            }
+            return nil
+        }
+        guard layers[0].ssrc == nil else { return nil }
+        layers[0].ssrc = ssrc
+        return 0
+    }
+
+    private func announcePublishing() {
         if !announcedPublishing {
             announcedPublishing = true
             report(.publishing(parameters.handle))
         }
-        let payload = UnsafeRawBufferPointer(packet.payload)
-        var keyFrame = false
+    }
+
+    @inline(__always)
+    private func receiveAudio(_ packet: RTPPacket, now: UInt64) {
+        announcePublishing()
+        let clockRate = audio!.parameters.clockRate
         var audioLevel: UInt8?
-        let clockRate: UInt32
-        if kind == .video {
-            let codec = video!.codec
-            keyFrame = codec.isKeyFrame(payload)
-            if keyFrame, let size = codec.keyFrameSize(payload) {
-                video!.width = size.width
-                video!.height = size.height
-            }
-            clockRate = video!.parameters.clockRate
-            video!.stats.record(sequence: packet.sequenceNumber, timestamp: packet.timestamp, size: packet.buffer.count,
-                                clockRate: clockRate, now: now, keyFrame: keyFrame)
-        } else {
-            clockRate = audio!.parameters.clockRate
-            if let id = audio!.parameters.extensions.audioLevel, let value = packet.extensionValue(id: id), value.count >= 1 {
-                audioLevel = value[0]
-            }
-            audio!.stats.record(sequence: packet.sequenceNumber, timestamp: packet.timestamp, size: packet.buffer.count,
-                                clockRate: clockRate, now: now, keyFrame: false)
+        if let id = audio!.parameters.extensions.audioLevel, let value = packet.extensionValue(id: id), value.count >= 1 {
+            audioLevel = value[0]
         }
+        audio!.stats.record(sequence: packet.sequenceNumber, timestamp: packet.timestamp, size: packet.buffer.count,
+                            clockRate: clockRate, now: now, keyFrame: false)
+        guard packet.payloadLength > 0 else { return }
+        router?.forward(ForwardedPacket(packet: packet, kind: .audio, layer: 0, isKeyFrame: false, clockRate: clockRate,
+                                        audioLevel: audioLevel, now: now))
+    }
+
+    @inline(__always)
+    private func receiveVideo(_ packet: RTPPacket, layer: Int, now: UInt64) {
+        announcePublishing()
+        let payload = UnsafeRawBufferPointer(packet.payload)
+        let keyFrame = videoCodec.isKeyFrame(payload)
+        if keyFrame, let size = videoCodec.keyFrameSize(payload),
+           size.width != layers[layer].width || size.height != layers[layer].height {
+            layers[layer].width = size.width
+            layers[layer].height = size.height
+            layerSizeChanged()
+        }
+        let clockRate = videoParameters!.clockRate
+        layers[layer].stats.record(sequence: packet.sequenceNumber, timestamp: packet.timestamp,
+                                   size: packet.buffer.count, clockRate: clockRate, now: now, keyFrame: keyFrame)
+        layers[layer].frames.record(timestamp: packet.timestamp)
+        layers[layer].lastPacketMicros = now
         // Padding-only packets (bandwidth probes) carry nothing for players.
         guard packet.payloadLength > 0 else { return }
-        let forwarded = ForwardedPacket(packet: packet, kind: kind, isKeyFrame: keyFrame, clockRate: clockRate,
-                                        audioLevel: audioLevel, now: now)
-        router?.forward(forwarded)
+        router?.forward(ForwardedPacket(packet: packet, kind: .video, layer: layer, isKeyFrame: keyFrame,
+                                        clockRate: clockRate, audioLevel: nil, now: now))
+    }
+
+    /// The top layer's size is the stream's size: report a change as `resize`.
+    private func layerSizeChanged() {
+        guard let top = layers.max(by: { $0.width * $0.height < $1.width * $1.height }),
+              top.width > 0, top.width != topSize.width || top.height != topSize.height else { return }
+        topSize = (top.width, top.height)
+        report(.streamWideEvent(parameters.stream, type: "resize", by: "publisher",
+                                data: ["width": .int(top.width), "height": .int(top.height)]))
     }
 
     func transport(_ transport: WebRTCTransport, didReceiveRTCP bytes: UnsafeMutableRawBufferPointer, now: UInt64) {
@@ -111,19 +157,39 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
                   let report = RTCPSenderReport(parsing: packet.bytes) else { continue }
             if audio?.ssrc == report.ssrc {
                 audio!.stats.recordSenderReport(ntp: report.ntpTimestamp, now: now)
-            } else if video?.ssrc == report.ssrc {
-                video!.stats.recordSenderReport(ntp: report.ntpTimestamp, now: now)
+            } else if let i = layers.firstIndex(where: { $0.ssrc == report.ssrc }) {
+                layers[i].stats.recordSenderReport(ntp: report.ntpTimestamp, now: now)
             }
         }
     }
 
+    // MARK: Layers as the selector sees them
+
+    func selectorLayers(now: UInt64) -> [LayerSelector.Layer] {
+        layers.indices.map { i in
+            LayerSelector.Layer(index: i, width: layers[i].width, height: layers[i].height, fps: layers[i].frames.fps,
+                                bitrateKbps: layers[i].bitrate.kbps, active: layers[i].isActive(now: now))
+        }
+    }
+
+    func layerSize(_ layer: Int) -> (width: Int, height: Int) {
+        layers.indices.contains(layer) ? (layers[layer].width, layers[layer].height) : (0, 0)
+    }
+
     // MARK: Key frames and reports
 
+    /// Asks for a key frame on every layer (a player joined, or asked).
     func requestKeyFrame() {
-        guard let ssrc = video?.ssrc, transport.isConnected else { return }
+        for i in layers.indices { requestKeyFrame(layer: i) }
+    }
+
+    /// PLI for one layer, throttled per layer.
+    func requestKeyFrame(layer: Int) {
+        guard layers.indices.contains(layer), let ssrc = layers[layer].ssrc, transport.isConnected else { return }
         let now = MonotonicClock.nowMicros()
-        guard now - lastKeyFrameRequest >= Self.keyFrameRequestInterval || lastKeyFrameRequest == 0 else { return }
-        lastKeyFrameRequest = now
+        let last = layers[layer].lastKeyFrameRequest
+        guard last == 0 || now - last >= Self.keyFrameRequestInterval else { return }
+        layers[layer].lastKeyFrameRequest = now
         let pli = RTCPPictureLossIndication(senderSSRC: reporterSSRC, mediaSSRC: ssrc)
         sendRTCP { writer in pli.write(into: &writer) }
     }
@@ -132,22 +198,28 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         guard now >= nextReport else { return }
         nextReport = now + 1_000_000
         if let total = audio?.stats.bytes { audio!.bitrate.sample(totalBytes: total, now: now) }
-        if let total = video?.stats.bytes { video!.bitrate.sample(totalBytes: total, now: now) }
+        for i in layers.indices {
+            layers[i].bitrate.sample(totalBytes: layers[i].stats.bytes, now: now)
+            layers[i].frames.sample(now: now)
+        }
         if transport.isConnected { sendReceiverReport(now: now) }
-        statsBoard?.publish(stats())
+        router?.layersMeasured(now: now)
+        statsBoard?.publish(stats(now: now))
     }
 
     private func sendReceiverReport(now: UInt64) {
         var blocks: [RTCPReportBlock] = []
-        for kind in [MediaKind.audio, .video] {
-            guard var track = kind == .audio ? audio : video, let ssrc = track.ssrc else { continue }
-            let (fraction, cumulative) = track.stats.reportInterval()
+        func block(_ stats: inout ReceiveStreamStats, ssrc: UInt32) {
+            let (fraction, cumulative) = stats.reportInterval()
             blocks.append(RTCPReportBlock(
                 ssrc: ssrc, fractionLost: fraction, cumulativeLost: Int32(clamping: cumulative),
-                extendedHighestSequenceNumber: UInt32(truncatingIfNeeded: track.stats.highestSequence),
-                jitter: track.stats.jitter, lastSenderReport: track.stats.lastSenderReport,
-                delaySinceLastSenderReport: track.stats.delaySinceLastSenderReport(now: now)))
-            if kind == .audio { audio = track } else { video = track }
+                extendedHighestSequenceNumber: UInt32(truncatingIfNeeded: stats.highestSequence),
+                jitter: stats.jitter, lastSenderReport: stats.lastSenderReport,
+                delaySinceLastSenderReport: stats.delaySinceLastSenderReport(now: now)))
+        }
+        if let ssrc = audio?.ssrc { block(&audio!.stats, ssrc: ssrc) }
+        for i in layers.indices {
+            if let ssrc = layers[i].ssrc { block(&layers[i].stats, ssrc: ssrc) }
         }
         guard !blocks.isEmpty else { return }
         let rr = RTCPReceiverReport(ssrc: reporterSSRC, reportBlocks: blocks)
@@ -163,22 +235,41 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         }
     }
 
-    func stats() -> HandleStats {
-        func kindStats(_ track: Track?) -> KindStats? {
-            guard let track else { return nil }
+    func stats(now: UInt64) -> HandleStats {
+        var audioStats: KindStats?
+        if let audio {
             var s = KindStats()
-            s.packets = track.stats.packets
-            s.bytes = track.stats.bytes
-            s.bitrateKbps = track.bitrate.kbps
-            s.packetsLost = track.stats.cumulativeLost
-            s.jitterMs = track.stats.jitterMillis(clockRate: track.parameters.clockRate)
-            s.codec = track.parameters.codecName
-            s.keyFrames = track.stats.keyFrames
-            s.width = track.width
-            s.height = track.height
-            return s
+            s.packets = audio.stats.packets
+            s.bytes = audio.stats.bytes
+            s.bitrateKbps = audio.bitrate.kbps
+            s.packetsLost = audio.stats.cumulativeLost
+            s.jitterMs = audio.stats.jitterMillis(clockRate: audio.parameters.clockRate)
+            s.codec = audio.parameters.codecName
+            audioStats = s
+        }
+        var videoStats: KindStats?
+        if let video = videoParameters {
+            var s = KindStats()
+            s.codec = video.codecName
+            for (i, layer) in layers.enumerated() {
+                s.packets += layer.stats.packets
+                s.bytes += layer.stats.bytes
+                s.bitrateKbps += layer.bitrate.kbps
+                s.packetsLost += layer.stats.cumulativeLost
+                s.keyFrames += layer.stats.keyFrames
+                s.jitterMs = max(s.jitterMs, layer.stats.jitterMillis(clockRate: video.clockRate))
+                s.layers.append(LayerStats(index: i, rid: layer.rid?.description, width: layer.width, height: layer.height,
+                                           fps: layer.frames.fps, bitrateKbps: layer.bitrate.kbps,
+                                           active: layer.isActive(now: now)))
+            }
+            if let top = layers.max(by: { $0.width * $0.height < $1.width * $1.height }) {
+                s.width = top.width
+                s.height = top.height
+                s.fps = top.frames.fps
+            }
+            videoStats = s
         }
         return HandleStats(handle: parameters.handle, stream: parameters.stream, role: .publish,
-                           audio: kindStats(audio), video: kindStats(video))
+                           audio: audioStats, video: videoStats)
     }
 }

@@ -57,4 +57,14 @@ final class Router {
     func requestKeyFrame() {
         producer?.requestKeyFrame()
     }
+
+    func requestKeyFrame(layer: Int) {
+        producer?.requestKeyFrame(layer: layer)
+    }
+
+    /// The producer refreshed its layer measurements (about once a second): every consumer
+    /// reconsiders its layer, off the packet path.
+    func layersMeasured(now: UInt64) {
+        for consumer in consumers { consumer.selectLayer(now: now) }
+    }
 }

@@ -6,4 +6,6 @@ enum WorkerEvent: Sendable {
     case playing(StreamHandle)
     case failed(StreamHandle, info: String)
     case streamEvent(StreamHandle, type: String, by: String?, data: [String: StreamEventValue])
+    /// An event for the publisher and every player of a stream (`resize`).
+    case streamWideEvent(String, type: String, by: String?, data: [String: StreamEventValue])
 }

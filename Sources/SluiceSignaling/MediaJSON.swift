@@ -34,6 +34,16 @@ enum MediaJSON {
             object["height"] = JSONValue(stats.height)
             if let layer = stats.layer { object["layer"] = JSONValue(layer) }
             object["keyFrames"] = JSONValue(stats.keyFrames)
+            object["layers"] = .array(stats.layers.map { layer in
+                var entry: JSONObject = ["index": JSONValue(layer.index)]
+                if let rid = layer.rid { entry["rid"] = .string(rid) }
+                entry["width"] = JSONValue(layer.width)
+                entry["height"] = JSONValue(layer.height)
+                entry["fps"] = JSONValue(layer.fps)
+                entry["bitrate"] = JSONValue(layer.bitrateKbps)
+                entry["active"] = .bool(layer.active)
+                return .object(entry)
+            })
         }
         if let codec = stats.codec { object["codec"] = .string(codec) }
         return .object(object)

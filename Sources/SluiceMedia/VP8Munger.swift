@@ -1,0 +1,44 @@
+import SluiceRTP
+
+/// Keeps a player's VP8 picture ids and TL0PICIDX continuous when its source changes (a
+/// simulcast layer switch, a new publisher): each source numbers its pictures on its own.
+struct VP8Munger {
+    private var pictureIDOffset = 0
+    private var tl0Offset = 0
+    private var lastPictureID: Int?
+    private var lastTL0: Int?
+    private var restarting = true
+
+    /// The next packet starts a new source.
+    mutating func restart() {
+        restarting = true
+    }
+
+    /// Rewrites the descriptor at the start of `payload` (the outgoing copy) in place.
+    @inline(__always)
+    mutating func rewrite(_ payload: UnsafeMutableRawBufferPointer) {
+        guard let descriptor = VP8PayloadDescriptor(parsing: UnsafeRawBufferPointer(payload)) else { return }
+        if let picture = descriptor.pictureID {
+            let modulus = descriptor.hasLongPictureID ? 0x8000 : 0x80
+            let incoming = Int(picture)
+            if restarting {
+                let next = ((lastPictureID ?? incoming - 1) + 1) % modulus
+                pictureIDOffset = (incoming - next + modulus) % modulus
+            }
+            let out = (incoming - pictureIDOffset + modulus) % modulus
+            descriptor.write(pictureID: UInt16(out), into: payload)
+            lastPictureID = out
+        }
+        if let tl0 = descriptor.tl0PicIdx {
+            let incoming = Int(tl0)
+            if restarting {
+                let next = ((lastTL0 ?? incoming - 1) + 1) & 0xff
+                tl0Offset = (incoming - next + 256) & 0xff
+            }
+            let out = (incoming - tl0Offset + 256) & 0xff
+            descriptor.write(tl0PicIdx: UInt8(out), into: payload)
+            lastTL0 = out
+        }
+        restarting = false
+    }
+}

@@ -1,0 +1,51 @@
+import SluiceRTP
+
+/// One simulcast layer (or the only video stream) of a producer: how it is recognised,
+/// what it measured, and its size learned from key frames.
+struct VideoLayer {
+    /// The rid it is announced with (RID-based simulcast), as inline bytes.
+    let rid: RTPToken?
+    var ssrc: UInt32?
+    var stats = ReceiveStreamStats()
+    var bitrate = BitrateMeter()
+    var frames = FrameRateMeter()
+    var width = 0
+    var height = 0
+    var lastPacketMicros: UInt64 = 0
+    var lastKeyFrameRequest: UInt64 = 0
+
+    init(rid: String?, ssrc: UInt32?) {
+        self.rid = rid.flatMap { RTPToken($0) }
+        self.ssrc = ssrc
+    }
+
+    /// A layer that sent nothing for a second is paused (by the publisher or its encoder).
+    func isActive(now: UInt64) -> Bool {
+        lastPacketMicros > 0 && now - lastPacketMicros < 1_000_000
+    }
+}
+
+/// Frames per second, counted from RTP timestamps that change, sampled at each report tick.
+struct FrameRateMeter {
+    private var lastTimestamp: UInt32 = 0
+    private var frames: UInt64 = 0
+    private var lastFrames: UInt64 = 0
+    private var lastMicros: UInt64 = 0
+    private(set) var fps: Double = 0
+
+    @inline(__always)
+    mutating func record(timestamp: UInt32) {
+        if timestamp != lastTimestamp || frames == 0 {
+            frames += 1
+            lastTimestamp = timestamp
+        }
+    }
+
+    mutating func sample(now: UInt64) {
+        if lastMicros > 0, now > lastMicros {
+            fps = Double(frames - lastFrames) * 1_000_000 / Double(now - lastMicros)
+        }
+        lastFrames = frames
+        lastMicros = now
+    }
+}
