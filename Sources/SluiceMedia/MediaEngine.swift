@@ -95,7 +95,8 @@ public final class MediaEngine: @unchecked Sendable {
         handles[handle] = HandleEntry(session: request.session, stream: request.stream, role: .publish,
                                       wait: false, worker: worker)
         let media = workerMedia[worker]
-        workers[worker].execute { media.addPublisher(parameters) }
+        let constraints = request.constraints
+        workers[worker].execute { media.addPublisher(parameters, constraints: constraints) }
         emitStatus(handle, .pending, info: nil, ends: false)
         return MediaAnswer(handle: handle, sdp: answer)
     }

@@ -24,6 +24,10 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     private let reporterSSRC: UInt32 = .random(in: 1...UInt32.max)
     /// Size of the top layer, for `resize` events.
     private var topSize = (width: 0, height: 0)
+    private var feedback = TransportFeedbackGenerator()
+    private let transportCCID: UInt8?
+    /// The publish's bitrate cap (kbit/s), told to the publisher by REMB.
+    private(set) var bitrateCapKbps: Int?
 
     /// Minimum spacing of key-frame requests per layer: a burst of players joining or
     /// switching costs the publisher one key frame, not one each.
@@ -42,6 +46,8 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         self.statsBoard = statsBoard
         if let a = parameters.audio { audio = AudioTrack(parameters: a, ssrc: a.remoteSSRCs.first) }
         videoParameters = parameters.video
+        transportCCID = parameters.video?.feedback.transportCC == true ? parameters.video?.extensions.transportCC
+            : (parameters.audio?.feedback.transportCC == true ? parameters.audio?.extensions.transportCC : nil)
         videoCodec = CodecKind(parameters.video?.codecName ?? "")
         if let v = parameters.video {
             if v.simulcast.count > 1 {
@@ -66,6 +72,10 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
 
     func transport(_ transport: WebRTCTransport, didReceiveRTP bytes: UnsafeMutableRawBufferPointer, now: UInt64) {
         guard let packet = RTPPacket(parsing: bytes) else { return }
+        if let id = transportCCID, let value = packet.extensionValue(id: id),
+           let sequence = TransportWideSequenceNumber.read(UnsafeRawBufferPointer(value)) {
+            feedback.record(sequence: sequence, arrival: now)
+        }
         let ssrc = packet.ssrc
         if let a = audio, a.ssrc == ssrc || (a.ssrc == nil && packet.payloadType == a.parameters.payloadType) {
             if audio!.ssrc == nil { audio!.ssrc = ssrc }
@@ -194,7 +204,16 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         sendRTCP { writer in pli.write(into: &writer) }
     }
 
+    func setBitrateCap(_ kbps: Int?) {
+        bitrateCapKbps = kbps
+        nextReport = 0
+    }
+
     func tick(now: UInt64) {
+        if transport.isConnected, let mediaSSRC = layers.first?.ssrc ?? audio?.ssrc,
+           let twcc = feedback.feedback(now: now, senderSSRC: reporterSSRC, mediaSSRC: mediaSSRC) {
+            sendRTCP { writer in twcc.write(into: &writer) }
+        }
         guard now >= nextReport else { return }
         nextReport = now + 1_000_000
         if let total = audio?.stats.bytes { audio!.bitrate.sample(totalBytes: total, now: now) }
@@ -202,7 +221,10 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
             layers[i].bitrate.sample(totalBytes: layers[i].stats.bytes, now: now)
             layers[i].frames.sample(now: now)
         }
-        if transport.isConnected { sendReceiverReport(now: now) }
+        if transport.isConnected {
+            sendReceiverReport(now: now)
+            sendBitrateCap()
+        }
         router?.layersMeasured(now: now)
         statsBoard?.publish(stats(now: now))
     }
@@ -224,6 +246,15 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         guard !blocks.isEmpty else { return }
         let rr = RTCPReceiverReport(ssrc: reporterSSRC, reportBlocks: blocks)
         sendRTCP { writer in rr.write(into: &writer) }
+    }
+
+    /// REMB carries the publish's cap; a browser keeps its send rate (all layers) under it.
+    private func sendBitrateCap() {
+        guard let cap = bitrateCapKbps else { return }
+        let ssrcs = layers.compactMap(\.ssrc)
+        guard !ssrcs.isEmpty else { return }
+        let remb = RTCPREMB(senderSSRC: reporterSSRC, bitrate: UInt64(cap) * 1000, ssrcs: ssrcs)
+        sendRTCP { writer in remb.write(into: &writer) }
     }
 
     private func sendRTCP(_ build: (inout ByteWriter) -> Void) {

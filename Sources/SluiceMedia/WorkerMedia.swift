@@ -17,10 +17,11 @@ final class WorkerMedia {
         self.security = security
     }
 
-    func addPublisher(_ parameters: EndpointParameters) {
+    func addPublisher(_ parameters: EndpointParameters, constraints: StreamConstraints) {
         guard let transport = makeTransport(parameters) else { return }
         let producer = Producer(parameters: parameters, transport: transport, statsBoard: statsBoard)
         producer.report = report
+        producer.setBitrateCap(constraints.video?.bitrateKbps ?? constraints.video?.maxBitrateKbps)
         transport.delegate = producer
         worker.addTickable(producer)
         producers[parameters.handle] = producer
@@ -60,6 +61,7 @@ final class WorkerMedia {
 
     func update(_ handle: StreamHandle, constraints: StreamConstraints) {
         consumers[handle]?.update(constraints)
+        producers[handle]?.setBitrateCap(constraints.video?.bitrateKbps ?? constraints.video?.maxBitrateKbps)
     }
 
     func setPlayerMuted(_ handle: StreamHandle, kind: MediaKind, muted: Bool) {
