@@ -1,0 +1,99 @@
+"""A page script for simulcast tests: one publisher with three encodings and any number of
+players, each its own RTCPeerConnection and signaling session, in one Chromium page."""
+
+SIMULCAST_SCRIPT = r"""
+window.sim = (() => {
+  const api = {players: {}, pub: null};
+
+  const open = (url) => new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    const client = {ws, nextId: 1, pending: new Map(), notes: []};
+    client.call = (method, params) => new Promise((res, rej) => {
+      const id = client.nextId++;
+      client.pending.set(id, {res, rej});
+      ws.send(JSON.stringify({jsonrpc: '2.0', id, method, params}));
+    });
+    ws.onopen = () => resolve(client);
+    ws.onerror = () => reject(new Error('websocket error'));
+    ws.onmessage = (ev) => {
+      const msg = JSON.parse(ev.data);
+      if (msg.id !== undefined && msg.id !== null && client.pending.has(msg.id)) {
+        const p = client.pending.get(msg.id);
+        client.pending.delete(msg.id);
+        if (msg.error) p.rej(new Error('rpc error ' + JSON.stringify(msg.error)));
+        else p.res(msg.result);
+      } else if (msg.method) {
+        client.notes.push({method: msg.method, params: msg.params || {}, at: performance.now()});
+      }
+    };
+  });
+
+  api.publish = async (url, stream) => {
+    const client = await open(url);
+    await client.call('connect', {appKey: 'defaultApp'});
+    const media = await navigator.mediaDevices.getUserMedia(
+      {video: {width: {exact: 1280}, height: {exact: 720}, frameRate: 30}, audio: false});
+    const track = media.getVideoTracks()[0];
+    track.contentHint = 'detail';
+    const pc = new RTCPeerConnection({iceServers: []});
+    pc.addTransceiver(track, {direction: 'sendonly', streams: [media], sendEncodings: [
+      {rid: 'q', scaleResolutionDownBy: 4, maxBitrate: 200000},
+      {rid: 'h', scaleResolutionDownBy: 2, maxBitrate: 700000},
+      {rid: 'f', scaleResolutionDownBy: 1, maxBitrate: 2000000}]});
+    await pc.setLocalDescription(await pc.createOffer());
+    const result = await client.call('publish', {stream, sdp: pc.localDescription.sdp});
+    await pc.setRemoteDescription({type: 'answer', sdp: result.sdp});
+    api.pub = {client, pc, handle: result.handle};
+    return result.handle;
+  };
+
+  // Width of what each rid currently encodes.
+  api.outbound = async () => {
+    const out = {};
+    (await api.pub.pc.getStats()).forEach((s) => {
+      if (s.type === 'outbound-rtp' && s.kind === 'video') {
+        out[s.rid || '-'] = {frameWidth: s.frameWidth || 0, framesEncoded: s.framesEncoded || 0,
+                             active: s.active, reason: s.qualityLimitationReason || ''};
+      }
+    });
+    return out;
+  };
+
+  api.play = async (url, stream, name, constraints) => {
+    const client = await open(url);
+    await client.call('connect', {appKey: 'defaultApp'});
+    const pc = new RTCPeerConnection({iceServers: []});
+    pc.addTransceiver('video', {direction: 'recvonly'});
+    await pc.setLocalDescription(await pc.createOffer());
+    const result = await client.call('play', {stream, sdp: pc.localDescription.sdp, constraints});
+    await pc.setRemoteDescription({type: 'answer', sdp: result.sdp});
+    api.players[name] = {client, pc, handle: result.handle};
+    return result.handle;
+  };
+
+  api.update = (name, constraints) => {
+    const p = api.players[name];
+    return p.client.call('update', {handle: p.handle, constraints});
+  };
+
+  api.inbound = async (name) => {
+    let out = {framesDecoded: 0, frameWidth: 0, frameHeight: 0, packetsLost: 0, nackCount: 0,
+               freezeCount: 0, pliCount: 0, at: performance.now()};
+    (await api.players[name].pc.getStats()).forEach((s) => {
+      if (s.type === 'inbound-rtp' && s.kind === 'video') {
+        out = {framesDecoded: s.framesDecoded || 0, frameWidth: s.frameWidth || 0,
+               frameHeight: s.frameHeight || 0, packetsLost: s.packetsLost || 0,
+               nackCount: s.nackCount || 0, freezeCount: s.freezeCount || 0,
+               pliCount: s.pliCount || 0, at: performance.now()};
+      }
+    });
+    return out;
+  };
+
+  api.events = (name) => api.players[name].client.notes.filter((n) => n.method === 'streamEvent');
+  api.statuses = (name) => api.players[name].client.notes
+    .filter((n) => n.method === 'streamStatus').map((n) => n.params.status);
+  api.now = () => performance.now();
+  return api;
+})();
+"""

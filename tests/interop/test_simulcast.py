@@ -1,0 +1,99 @@
+"""Simulcast: headless Chromium publishes its fake 1280x720 camera with three encodings
+(scale 4/2/1), and Chromium players get the layer their constraints ask for."""
+
+import asyncio
+import time
+
+from chromium import chromium_page
+from simulcast_page import SIMULCAST_SCRIPT
+
+WIDTHS = {"q": 320, "h": 640, "f": 1280}
+
+
+async def _poll(page, expression, predicate, timeout, what):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = await page.evaluate(expression)
+        if predicate(last):
+            return last
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"no {what} within {timeout} s; last: {last}")
+
+
+async def _start_publisher(page, server, stream):
+    await page.evaluate(SIMULCAST_SCRIPT)
+    await page.evaluate("([url, stream]) => window.sim.publish(url, stream)", [server.ws_url, stream])
+    # The browser raises its rate on the server's transport-wide feedback until it sends all
+    # three layers at their full sizes.
+    return await _poll(page, "window.sim.outbound()",
+                       lambda o: all(o.get(rid, {}).get("frameWidth") == w for rid, w in WIDTHS.items()),
+                       30, "three encodings at 320/640/1280")
+
+
+def test_simulcast_layers_follow_play_constraints(server, figures, artifacts):
+    asyncio.run(_layers_follow_constraints(server, figures, artifacts))
+
+
+async def _layers_follow_constraints(server, figures, artifacts):
+    stream = "simulcast-constraints"
+    cases = {
+        "low": ({"video": {"quality": "low"}}, 320),
+        "medium": ({"video": {"quality": "medium"}}, 640),
+        "high": ({"video": {"quality": "high"}}, 1280),
+        "box640": ({"video": {"width": 640, "height": 360}}, 640),
+    }
+    async with chromium_page() as page:
+        outbound = await _start_publisher(page, server, stream)
+        for name, (constraints, _) in cases.items():
+            await page.evaluate("([url, stream, name, c]) => window.sim.play(url, stream, name, c)",
+                                [server.ws_url, stream, name, constraints])
+        seen = {}
+        for name, (_, width) in cases.items():
+            stats = await _poll(page, f"window.sim.inbound('{name}')",
+                                lambda s, w=width: s["frameWidth"] == w and s["framesDecoded"] >= 10,
+                                30, f"player {name} decoding {width}-wide frames")
+            seen[name] = stats
+            events = await page.evaluate(f"window.sim.events('{name}')")
+            changes = [e["params"]["data"] for e in events if e["params"]["type"] == "layerChanged"]
+            assert changes and changes[-1]["width"] == width, f"{name}: layerChanged events {changes}"
+        await page.screenshot(path=str(artifacts / "simulcast-players.png"))
+        figures({"publisherOutbound": outbound, "players": seen})
+
+
+def test_update_switches_layer_without_gap(server, figures):
+    asyncio.run(_update_switches(server, figures))
+
+
+async def _update_switches(server, figures):
+    """low -> high -> low by `update`: each switch lands on the wanted width, with no packet
+    lost, no NACK and no freeze in the player (the server rewrote one unbroken stream)."""
+    stream = "simulcast-update"
+    async with chromium_page() as page:
+        await _start_publisher(page, server, stream)
+        await page.evaluate("([url, stream]) => window.sim.play(url, stream, 'p', {video: {quality: 'low'}})",
+                            [server.ws_url, stream])
+        before = await _poll(page, "window.sim.inbound('p')",
+                             lambda s: s["frameWidth"] == 320 and s["framesDecoded"] >= 20, 30, "low layer")
+        switch_ms = []
+        for quality, width in (("high", 1280), ("low", 320), ("high", 1280)):
+            requested = await page.evaluate("window.sim.now()")
+            await page.evaluate(f"window.sim.update('p', {{video: {{quality: '{quality}'}}}})")
+            after = await _poll(page, "window.sim.inbound('p')",
+                                lambda s, w=width: s["frameWidth"] == w, 15, f"switch to {width}")
+            events = await page.evaluate("window.sim.events('p')")
+            change = [e for e in events if e["params"]["type"] == "layerChanged"
+                      and e["params"]["data"]["width"] == width and e["at"] >= requested]
+            assert change, f"no layerChanged to {width}: {[e['params'] for e in events]}"
+            assert change[-1]["params"]["data"]["reason"] == "constraints", change[-1]
+            # From the update to the event that announces the switch (the key frame's arrival).
+            switch_ms.append(round(change[-1]["at"] - requested, 1))
+            # Frames keep coming after the switch.
+            await _poll(page, "window.sim.inbound('p')",
+                        lambda s, n=after["framesDecoded"]: s["framesDecoded"] >= n + 15, 15, "frames after switch")
+        final = await page.evaluate("window.sim.inbound('p')")
+        figures({"updateToLayerChangedMs": switch_ms, "before": before, "final": final})
+        assert final["packetsLost"] == 0, f"the player saw a sequence gap: {final}"
+        assert final["nackCount"] == 0, f"the player NACKed: {final}"
+        assert final["freezeCount"] == 0, f"the player froze: {final}"
+        assert final["framesDecoded"] > before["framesDecoded"]
