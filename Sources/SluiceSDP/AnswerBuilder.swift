@@ -71,7 +71,16 @@ struct AnswerBuilder {
     func media(_ offered: MediaDescription, choice: SDPNegotiator.CodecChoice) -> (MediaDescription, NegotiatedMedia) {
         let mid = offered.mid ?? ""
         let isAudio = offered.kind == .audio
-        let codecs = [choice.codec] + (choice.rtx.map { [$0] } ?? [])
+        // Players report bandwidth by REMB (receive-side estimation) unless the server is
+        // configured to take transport-wide feedback from them.
+        let dropTransportCC = parameters.role == .play && !configuration.transportCCForPlay
+        var chosenCodec = choice.codec
+        var chosenRTX = choice.rtx
+        if dropTransportCC {
+            chosenCodec.feedback.removeAll { $0.type == "transport-cc" }
+            chosenRTX?.feedback.removeAll { $0.type == "transport-cc" }
+        }
+        let codecs = [chosenCodec] + (chosenRTX.map { [$0] } ?? [])
         var m = transportSection(kind: offered.kind, proto: offered.proto,
                                  formats: codecs.map { String($0.payloadType) }, mid: mid)
         let direction: MediaDirection = parameters.role == .publish ? .recvonly : .sendonly
@@ -81,6 +90,7 @@ struct AnswerBuilder {
         m.rtcpRsize = offered.rtcpRsize
         m.codecs = codecs
         m.extensionMaps = CodecSelector.extensions(offered.extensionMaps + offer.extensionMaps)
+        if dropTransportCC { m.extensionMaps.removeAll { $0.uri == CodecSelector.transportCCURI } }
 
         let kbps = isAudio ? parameters.audioBitrateKbps : parameters.videoBitrateKbps
         var maxBitrate: Int?
@@ -114,7 +124,7 @@ struct AnswerBuilder {
             }
         }
 
-        let codec = choice.codec
+        let codec = chosenCodec
         let negotiated = NegotiatedMedia(
             kind: offered.kind, mid: mid, direction: direction,
             codec: NegotiatedCodec(name: codec.name, payloadType: codec.payloadType, clockRate: codec.clockRate,
