@@ -33,6 +33,13 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     /// Estimated bandwidth towards the player, from its REMB (kbit/s).
     private(set) var bandwidthKbps: Double?
     private var vp8 = VP8Munger()
+    // Bandwidth probing: padding that lets the player's estimate rise above what it receives.
+    private var probeKbps: Double = 0
+    private var probeUntil: UInt64 = 0
+    private var lastProbeEnd: UInt64 = 0
+    private var paddingSent: UInt64 = 0
+    static let probeMicros: UInt64 = 2_500_000
+    static let probeSpacingMicros: UInt64 = 1_500_000
     private var firsReceived: UInt64 = 0
     private var nacksReceived: UInt64 = 0
 
@@ -49,6 +56,8 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         var lastRTPTimestamp: UInt32 = 0
         var lastSendMicros: UInt64 = 0
         var keyFrames: UInt64 = 0
+        /// The last packet sent ended a frame: a safe point to insert padding.
+        var atFrameBoundary = false
 
         init(parameters: TrackParameters, enabled: Bool) {
             self.parameters = parameters
@@ -102,6 +111,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         } else {
             return
         }
+        considerProbe(choice: choice, layers: layers, constraints: wanted, now: now)
         if choice.layer != targetLayer {
             targetLayer = choice.layer
             targetReason = choice.reason
@@ -168,6 +178,65 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         }
     }
 
+    /// When bandwidth holds the player below the layer it asked for, and it reports no loss,
+    /// pad up to the next layer's rate for a moment. A receiver-side estimator (REMB) never
+    /// rises far above what it receives, so without this a player would never climb back.
+    private func considerProbe(choice: LayerSelector.Choice, layers: [LayerSelector.Layer],
+                               constraints: VideoConstraints, now: UInt64) {
+        if probeUntil > now {
+            if remoteFractionLost > 0.02 { stopProbe(now: now) }
+            return
+        }
+        guard choice.reason == .bandwidth, let current = currentLayer, remoteFractionLost <= 0.02,
+              now - lastProbeEnd >= Self.probeSpacingMicros,
+              let ideal = LayerSelector.choose(layers: layers, constraints: constraints, bandwidthKbps: nil),
+              ideal.layer != current else { return }
+        let ranked = layers.filter(\.active).sorted(by: LayerSelector.ranksBelow)
+        guard let position = ranked.firstIndex(where: { $0.index == current }), position + 1 < ranked.count else { return }
+        let up = ranked[position + 1]
+        probeKbps = max(50, up.bitrateKbps * 1.4 - ranked[position].bitrateKbps)
+        probeUntil = now + Self.probeMicros
+    }
+
+    private func stopProbe(now: UInt64) {
+        probeUntil = 0
+        lastProbeEnd = now
+    }
+
+    /// Padding-only RTP packets on the video stream (RFC 3550 P bit), between frames, with the
+    /// extensions the player's estimator reads. Each takes a sequence number of its own.
+    private func sendPadding(budget: Int, now: UInt64) {
+        guard video != nil, video!.enabled, video!.atFrameBoundary, !video!.needsRestart, transport.isConnected else { return }
+        let pool = transport.worker.pool
+        var remaining = budget
+        while remaining > 0 {
+            guard let buffer = pool.take() else { return }
+            guard let (sequence, timestamp) = video!.munger.insert() else {
+                pool.give(buffer)
+                return
+            }
+            let raw = UnsafeMutableRawBufferPointer(start: pool.pointer(buffer), count: PacketBufferPool.bufferSize)
+            var writer = ByteWriter(raw)
+            var extensions = RTPHeaderExtensionList()
+            let ids = video!.parameters.extensions
+            if let id = ids.mid { _ = video!.mid.withUnsafeBytes { extensions.append(id: id, value: $0) } }
+            if let id = ids.absSendTime { _ = extensions.append(id: id, uint24: AbsSendTime.value(micros: now)) }
+            let header = RTPHeader(marker: false, payloadType: video!.parameters.payloadType, sequenceNumber: sequence,
+                                   timestamp: timestamp, ssrc: video!.parameters.localSSRC)
+            _ = header.write(into: &writer, extensions: extensions)
+            writer.write(zeros: 254)
+            writer.write(UInt8(255))
+            guard !writer.overflowed else {
+                pool.give(buffer)
+                return
+            }
+            raw[0] |= 0x20
+            paddingSent += UInt64(writer.offset)
+            remaining -= writer.offset
+            transport.sendRTP(buffer: buffer, length: writer.offset)
+        }
+    }
+
     private func switchLayer(to layer: Int, _ item: borrowing ForwardedPacket) {
         let previous = currentLayer
         currentLayer = layer
@@ -225,6 +294,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         track.bytes += UInt64(writer.offset)
         track.lastRTPTimestamp = timestamp
         track.lastSendMicros = item.now
+        track.atFrameBoundary = packet.marker
         if item.isKeyFrame { track.keyFrames += 1 }
         transport.sendRTP(buffer: buffer, length: writer.offset)
         if !announcedPlaying {
@@ -259,7 +329,10 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
                 router?.requestKeyFrame()
             case RTCPPacketType.payloadFeedback where packet.count == 15:
                 if let remb = RTCPREMB(parsing: packet.bytes) {
+                    let previous = bandwidthKbps
                     bandwidthKbps = Double(remb.bitrate) / 1000
+                    // A falling estimate is acted on at once; a rising one at the next tick.
+                    if let previous, bandwidthKbps! < previous * 0.85 { selectLayer(now: now) }
                 }
             case RTCPPacketType.transportFeedback where packet.count == 1:
                 nacksReceived += 1
@@ -285,6 +358,13 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     // MARK: Reports
 
     func tick(now: UInt64) {
+        if probeUntil > 0 {
+            if now < probeUntil {
+                sendPadding(budget: Int(probeKbps * 1000 / 8 * Double(MediaWorker.tickMicros) / 1_000_000), now: now)
+            } else {
+                stopProbe(now: now)
+            }
+        }
         guard now >= nextReport else { return }
         nextReport = now + 1_000_000
         if let total = audio?.bytes { audio!.bitrate.sample(totalBytes: total, now: now) }
@@ -331,6 +411,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
                 s.firs = firsReceived
                 s.nacks = nacksReceived
                 s.layer = currentLayer
+                s.availableBandwidthKbps = bandwidthKbps
                 if let producer = router?.producer, let layer = currentLayer {
                     let size = producer.layerSize(layer)
                     s.width = size.width

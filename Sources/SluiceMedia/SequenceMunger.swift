@@ -50,6 +50,16 @@ public struct SequenceMunger {
         started = true
     }
 
+    /// Takes the next outgoing sequence number for a packet the server makes itself (padding
+    /// to probe bandwidth), and shifts the source's numbering up by one so nothing collides.
+    /// Only between whole frames, when no older source packet is still expected.
+    public mutating func insert() -> (sequenceNumber: UInt16, timestamp: UInt32)? {
+        guard started else { return nil }
+        lastOutSequence += 1
+        sequenceOffset -= 1
+        return (UInt16(truncatingIfNeeded: lastOutSequence), UInt32(truncatingIfNeeded: lastOutTimestamp))
+    }
+
     /// The rewrite for one packet of the current source.
     @inline(__always)
     public mutating func map(sequence: UInt16, timestamp: UInt32, now: UInt64) -> Decision {

@@ -33,6 +33,7 @@ enum MediaJSON {
             object["width"] = JSONValue(stats.width)
             object["height"] = JSONValue(stats.height)
             if let layer = stats.layer { object["layer"] = JSONValue(layer) }
+            if let bandwidth = stats.availableBandwidthKbps { object["availableBandwidth"] = JSONValue(bandwidth) }
             object["keyFrames"] = JSONValue(stats.keyFrames)
             object["layers"] = .array(stats.layers.map { layer in
                 var entry: JSONObject = ["index": JSONValue(layer.index)]

@@ -56,6 +56,17 @@ struct SequenceMungerTests {
         #expect(munger.map(sequence: 6, timestamp: 100, now: 1_134_000) == .drop)
     }
 
+    @Test func insertedPacketsShiftTheSourceWithoutGapOrCollision() {
+        var munger = SequenceMunger(initialSequence: 100, initialTimestamp: 0)
+        #expect(munger.insert() == nil)  // nothing sent yet
+        munger.restart(atSequence: 7, timestamp: 900, clockRate: 90_000, now: 0)
+        #expect(munger.map(sequence: 7, timestamp: 900, now: 0) == .forward(sequenceNumber: 100, timestamp: 0))
+        let padding = munger.insert()
+        #expect(padding?.sequenceNumber == 101 && padding?.timestamp == 0)
+        #expect(munger.insert()?.sequenceNumber == 102)
+        #expect(munger.map(sequence: 8, timestamp: 3900, now: 0) == .forward(sequenceNumber: 103, timestamp: 3000))
+    }
+
     @Test func notStartedDrops() {
         var munger = SequenceMunger(initialSequence: 1, initialTimestamp: 0)
         #expect(munger.map(sequence: 5, timestamp: 0, now: 0) == .drop)

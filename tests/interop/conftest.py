@@ -127,12 +127,15 @@ def write_test_config(path: Path, http_port: int, media_port: int, workers: int,
     """The default config with fresh ports, debug logging and loopback addresses only;
     `overrides` maps a section to keys that replace the default's (e.g. {"rtc": {...}})."""
     config = json.loads(DEFAULT_CONFIG.read_text())
-    for section, values in (overrides or {}).items():
-        config.setdefault(section, {}).update(values)
     config.setdefault("server", {}).update({"host": "127.0.0.1", "port": http_port})
     config.setdefault("rtc", {}).update({"bindAddress": "127.0.0.1", "port": media_port, "workers": workers,
                                          "announcedAddresses": ["127.0.0.1"]})
     config.setdefault("log", {})["level"] = "debug"
+    for section, values in (overrides or {}).items():
+        if isinstance(values, dict):
+            config.setdefault(section, {}).update(values)
+        else:
+            config[section] = values
     apps = config.setdefault("apps", [])
     if not any(app.get("key") == "defaultApp" for app in apps):
         apps.append({"key": "defaultApp"})
@@ -205,12 +208,13 @@ def server(request, tmp_path, server_config_overrides) -> SluiceServer:
     http_port = _free_tcp_port()
     media_port = _free_udp_range(WORKERS)
     config_path = tmp_path / "sluice.json"
-    write_test_config(config_path, http_port, media_port, WORKERS, server_config_overrides)
+    config = write_test_config(config_path, http_port, media_port, WORKERS, server_config_overrides)
+    host = config["server"]["host"]
     log_path = ARTIFACTS / f"server-{_safe_name(request.node.name)}.log"
     log = open(log_path, "wb")
     process = subprocess.Popen([str(binary), "--config", str(config_path)], cwd=REPO,
                                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    info = SluiceServer(f"ws://127.0.0.1:{http_port}/ws", f"http://127.0.0.1:{http_port}",
+    info = SluiceServer(f"ws://{host}:{http_port}/ws", f"http://{host}:{http_port}",
                         list(range(media_port, media_port + WORKERS)), config_path, log_path, process)
     try:
         deadline = time.monotonic() + 30

@@ -1,0 +1,130 @@
+"""A player whose receive bandwidth is capped drops to a lower simulcast layer, and climbs back
+when the cap is lifted (quality "auto").
+
+The player's Chromium runs in a network namespace of its own, joined to the test's namespace by
+a veth pair that carries only 127.0.0.x/32 addresses (IPv6 off), so every packet still goes to
+127.0.0.0/8. `tc` shapes the server's side of the pair: what the server sends to the player.
+"""
+
+import asyncio
+import os
+import stat
+import subprocess
+import time
+
+import pytest
+from playwright.async_api import async_playwright
+
+from chromium import CHROMIUM, CHROMIUM_ARGS, PAGE_URL
+from simulcast_page import SIMULCAST_SCRIPT
+
+NETNS = "sluice-player"
+SERVER_ADDR = "127.0.0.2"
+PLAYER_ADDR = "127.0.0.3"
+WIDTHS = {"q": 320, "h": 640, "f": 1280}
+CAP = "250kbit"
+
+
+def _run(*args: str) -> None:
+    subprocess.run(list(args), check=True)
+
+
+@pytest.fixture
+def player_namespace():
+    subprocess.run(["ip", "netns", "del", NETNS], stderr=subprocess.DEVNULL, check=False)
+    _run("ip", "netns", "add", NETNS)
+    try:
+        _run("ip", "link", "add", "sl-srv", "type", "veth", "peer", "name", "sl-ply")
+        _run("ip", "link", "set", "sl-ply", "netns", NETNS)
+        _run("sysctl", "-qw", "net.ipv6.conf.sl-srv.disable_ipv6=1", "net.ipv4.conf.sl-srv.route_localnet=1",
+             "net.ipv4.conf.all.route_localnet=1")
+        _run("ip", "addr", "add", f"{SERVER_ADDR}/32", "dev", "sl-srv")
+        _run("ip", "link", "set", "sl-srv", "up")
+        _run("ip", "route", "add", f"{PLAYER_ADDR}/32", "dev", "sl-srv", "src", SERVER_ADDR)
+        inside = ["ip", "netns", "exec", NETNS]
+        _run(*inside, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv4.conf.all.route_localnet=1")
+        _run(*inside, "ip", "link", "set", "lo", "up")
+        _run(*inside, "sysctl", "-qw", "net.ipv4.conf.sl-ply.route_localnet=1")
+        _run(*inside, "ip", "addr", "add", f"{PLAYER_ADDR}/32", "dev", "sl-ply")
+        _run(*inside, "ip", "link", "set", "sl-ply", "up")
+        _run(*inside, "ip", "route", "add", f"{SERVER_ADDR}/32", "dev", "sl-ply", "src", PLAYER_ADDR)
+        yield
+    finally:
+        subprocess.run(["ip", "link", "del", "sl-srv"], stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(["ip", "netns", "del", NETNS], stderr=subprocess.DEVNULL, check=False)
+
+
+@pytest.fixture
+def server_config_overrides(player_namespace):
+    return {"server": {"host": SERVER_ADDR},
+            "rtc": {"bindAddress": SERVER_ADDR, "announcedAddresses": [SERVER_ADDR]}}
+
+
+def _chromium_in_namespace(tmp_path) -> str:
+    wrapper = tmp_path / "chromium-in-netns"
+    wrapper.write_text(f'#!/bin/sh\nexec ip netns exec {NETNS} "{CHROMIUM}" "$@"\n')
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
+    return str(wrapper)
+
+
+async def _page(p, executable):
+    browser = await p.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
+    page = await browser.new_page()
+    await page.route(PAGE_URL, lambda route: route.fulfill(
+        status=200, content_type="text/html", body="<!doctype html><title>sluice</title><body></body>"))
+    await page.goto(PAGE_URL)
+    await page.evaluate(SIMULCAST_SCRIPT)
+    return browser, page
+
+
+async def _poll(page, expression, predicate, timeout, what):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = await page.evaluate(expression)
+        if predicate(last):
+            return last
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"no {what} within {timeout} s; last: {last}")
+
+
+def test_capped_player_drops_and_climbs_back(server, figures, tmp_path):
+    asyncio.run(_capped_player(server, figures, tmp_path))
+
+
+async def _capped_player(server, figures, tmp_path):
+    stream = "bandwidth-auto"
+    async with async_playwright() as p:
+        publisher_browser, publisher = await _page(p, CHROMIUM)
+        player_browser, player = await _page(p, _chromium_in_namespace(tmp_path))
+        try:
+            await publisher.evaluate("([url, stream]) => window.sim.publish(url, stream)", [server.ws_url, stream])
+            await _poll(publisher, "window.sim.outbound()",
+                        lambda o: all(o.get(r, {}).get("frameWidth") == w for r, w in WIDTHS.items()),
+                        30, "three encodings at full size")
+            await player.evaluate("([url, stream]) => window.sim.play(url, stream, 'p', {video: {quality: 'auto'}})",
+                                  [server.ws_url, stream])
+            await _poll(player, "window.sim.inbound('p')", lambda s: s["frameWidth"] == 1280, 30,
+                        "the top layer before the cap")
+
+            _run("tc", "qdisc", "add", "dev", "sl-srv", "root", "tbf", "rate", CAP, "burst", "20kb", "latency", "100ms")
+            capped_at = time.monotonic()
+            low = await _poll(player, "window.sim.inbound('p')", lambda s: 0 < s["frameWidth"] <= 640, 40,
+                              f"a lower layer under a {CAP} cap")
+            drop_s = round(time.monotonic() - capped_at, 1)
+            events = await player.evaluate("window.sim.events('p')")
+            reasons = [e["params"]["data"].get("reason") for e in events if e["params"]["type"] == "layerChanged"]
+            assert "bandwidth" in reasons, f"no layerChanged for bandwidth: {[e['params'] for e in events]}"
+
+            _run("tc", "qdisc", "del", "dev", "sl-srv", "root")
+            lifted_at = time.monotonic()
+            await _poll(player, "window.sim.inbound('p')", lambda s: s["frameWidth"] == 1280, 90,
+                        "the top layer again after the cap was lifted")
+            climb_s = round(time.monotonic() - lifted_at, 1)
+            final = await player.evaluate("window.sim.inbound('p')")
+            figures({"cap": CAP, "capToLowerLayerS": drop_s, "liftToTopLayerS": climb_s,
+                     "whileCapped": low, "final": final, "layerChangedReasons": reasons})
+        finally:
+            subprocess.run(["tc", "qdisc", "del", "dev", "sl-srv", "root"], stderr=subprocess.DEVNULL, check=False)
+            await player_browser.close()
+            await publisher_browser.close()
