@@ -33,6 +33,9 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     /// Estimated bandwidth towards the player, from its REMB (kbit/s).
     private(set) var bandwidthKbps: Double?
     private var vp8 = VP8Munger()
+    /// Outgoing video sequence number -> the source packet it carried (for NACKs).
+    private var sent = SentPacketMap()
+    private var retransmitted: UInt64 = 0
     // Bandwidth probing: padding that lets the player's estimate rise above what it receives.
     private var probeKbps: Double = 0
     private var probeUntil: UInt64 = 0
@@ -237,6 +240,37 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         }
     }
 
+    /// Answers a NACK: rebuilds the packet sent as `outSequence` from the producer's stored
+    /// copy, with the same sequence number, timestamp and VP8 fields (SRTP allows the repeat).
+    private func retransmit(_ outSequence: UInt16, now: UInt64) {
+        guard let video, let entry = sent.lookup(outSequence), let producer = router?.producer,
+              let stored = producer.storedPacket(layer: Int(entry.layer), sequence: entry.sourceSequence),
+              let source = RTPPacket(parsing: stored) else { return }
+        let pool = transport.worker.pool
+        guard let buffer = pool.take() else { return }
+        let raw = UnsafeMutableRawBufferPointer(start: pool.pointer(buffer), count: PacketBufferPool.bufferSize)
+        var writer = ByteWriter(raw)
+        var extensions = RTPHeaderExtensionList()
+        let ids = video.parameters.extensions
+        if let id = ids.mid { _ = video.mid.withUnsafeBytes { extensions.append(id: id, value: $0) } }
+        if let id = ids.absSendTime { _ = extensions.append(id: id, uint24: AbsSendTime.value(micros: now)) }
+        let header = RTPHeader(marker: source.marker, payloadType: video.parameters.payloadType,
+                               sequenceNumber: outSequence, timestamp: entry.outTimestamp,
+                               ssrc: video.parameters.localSSRC)
+        let payloadOffset = header.write(into: &writer, extensions: extensions) ?? 0
+        writer.write(bytes: UnsafeRawBufferPointer(source.payload))
+        guard !writer.overflowed else {
+            pool.give(buffer)
+            return
+        }
+        if entry.pictureID >= 0 || entry.tl0PicIdx >= 0 {
+            VP8Munger.write(pictureID: entry.pictureID, tl0PicIdx: entry.tl0PicIdx,
+                            into: UnsafeMutableRawBufferPointer(rebasing: raw[payloadOffset..<writer.offset]))
+        }
+        retransmitted += 1
+        transport.sendRTP(buffer: buffer, length: writer.offset)
+    }
+
     private func switchLayer(to layer: Int, _ item: borrowing ForwardedPacket) {
         let previous = currentLayer
         currentLayer = layer
@@ -286,9 +320,15 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             pool.give(buffer)
             return
         }
+        var descriptor: (pictureID: Int32, tl0PicIdx: Int16) = (-1, -1)
         if rewriteVP8 {
             // Picture ids and TL0PICIDX differ per layer and per publisher: continue them.
-            vp8.rewrite(UnsafeMutableRawBufferPointer(rebasing: raw[payloadOffset..<writer.offset]))
+            descriptor = vp8.rewrite(UnsafeMutableRawBufferPointer(rebasing: raw[payloadOffset..<writer.offset]))
+        }
+        if item.kind == .video {
+            sent.record(.init(outSequence: sequence, layer: UInt8(truncatingIfNeeded: item.layer),
+                              sourceSequence: packet.sequenceNumber, outTimestamp: timestamp,
+                              pictureID: descriptor.pictureID, tl0PicIdx: descriptor.tl0PicIdx, valid: true))
         }
         track.packets += 1
         track.bytes += UInt64(writer.offset)
@@ -336,6 +376,12 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
                 }
             case RTCPPacketType.transportFeedback where packet.count == 1:
                 nacksReceived += 1
+                if let nack = RTCPGenericNACK(parsing: packet.bytes),
+                   nack.mediaSSRC == video?.parameters.localSSRC {
+                    for pair in nack.pairs {
+                        pair.forEachLost { retransmit($0, now: now) }
+                    }
+                }
             case RTCPPacketType.receiverReport:
                 guard let rr = RTCPReceiverReport(parsing: packet.bytes) else { continue }
                 for block in rr.reportBlocks where block.ssrc == video?.parameters.localSSRC || block.ssrc == audio?.parameters.localSSRC {

@@ -25,6 +25,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     /// Size of the top layer, for `resize` events.
     private var topSize = (width: 0, height: 0)
     private var feedback = TransportFeedbackGenerator()
+    private var nacksSent: UInt64 = 0
     private let transportCCID: UInt8?
     /// The publish's bitrate cap (kbit/s), told to the publisher by REMB.
     private(set) var bitrateCapKbps: Int?
@@ -80,10 +81,62 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         if let a = audio, a.ssrc == ssrc || (a.ssrc == nil && packet.payloadType == a.parameters.payloadType) {
             if audio!.ssrc == nil { audio!.ssrc = ssrc }
             receiveAudio(packet, now: now)
+        } else if let video = videoParameters, let rtx = video.rtxPayloadType, packet.payloadType == rtx {
+            receiveRetransmission(bytes, packet: packet, video: video, now: now)
         } else if let video = videoParameters, let layer = videoLayer(of: packet, video) {
             receiveVideo(packet, layer: layer, now: now)
         }
-        // Anything else (RTX before NACK support, unknown SSRCs) is not forwarded.
+        // Anything else (unknown SSRCs) is not forwarded.
+    }
+
+    /// An RTX packet (RFC 4588): its first two payload bytes are the original sequence
+    /// number. It is turned back into the original packet in place and handled as if it had
+    /// arrived late, so every player gets it under the number it expects.
+    private func receiveRetransmission(_ bytes: UnsafeMutableRawBufferPointer, packet: RTPPacket,
+                                       video: TrackParameters, now: UInt64) {
+        guard packet.payloadLength > 2, let layer = rtxLayer(of: packet, video) else { return }
+        let payload = packet.payload
+        let original = UInt16(payload[0]) << 8 | UInt16(payload[1])
+        guard let mediaSSRC = layers[layer].ssrc else { return }
+        // Move the header two bytes forward over the OSN; the payload then follows it.
+        let header = packet.payloadOffset
+        let base = bytes.baseAddress!
+        (base + 2).copyMemory(from: base, byteCount: header)
+        let restored = UnsafeMutableRawBufferPointer(rebasing: bytes[2..<bytes.count])
+        guard let repaired = RTPPacket(parsing: restored) else { return }
+        repaired.payloadType = video.payloadType
+        repaired.sequenceNumber = original
+        repaired.ssrc = mediaSSRC
+        receiveVideo(repaired, layer: layer, now: now, isRetransmission: true)
+    }
+
+    /// The layer an RTX packet repairs: by its SSRC once known, else its repaired-rid, else
+    /// (one layer) the only one.
+    private func rtxLayer(of packet: RTPPacket, _ video: TrackParameters) -> Int? {
+        let ssrc = packet.ssrc
+        for i in layers.indices where layers[i].rtxSSRC == ssrc { return i }
+        if isSimulcast {
+            guard let id = video.extensions.repairedRid, let value = packet.extensionValue(id: id),
+                  let rid = RTPToken(UnsafeRawBufferPointer(value)) else { return nil }
+            for i in layers.indices where layers[i].rid == rid {
+                layers[i].rtxSSRC = ssrc
+                return i
+            }
+            return nil
+        }
+        layers[0].rtxSSRC = ssrc
+        return 0
+    }
+
+    /// The stored copy of a packet of `layer`, for a player's NACK.
+    func storedPacket(layer: Int, sequence: UInt16) -> UnsafeMutableRawBufferPointer? {
+        guard layers.indices.contains(layer) else { return nil }
+        return layers[layer].retransmissions.packet(sequence: sequence, pool: transport.worker.pool)
+    }
+
+    /// Gives the retransmission buffers back to the worker's pool.
+    func releaseBuffers() {
+        for i in layers.indices { layers[i].retransmissions.release(to: transport.worker.pool) }
     }
 
     /// Which layer a video packet belongs to: by SSRC once known, else by its rid header
@@ -130,8 +183,11 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     }
 
     @inline(__always)
-    private func receiveVideo(_ packet: RTPPacket, layer: Int, now: UInt64) {
+    private func receiveVideo(_ packet: RTPPacket, layer: Int, now: UInt64, isRetransmission: Bool = false) {
         announcePublishing()
+        layers[layer].nacks.received(packet.sequenceNumber, now: now)
+        layers[layer].retransmissions.store(UnsafeRawBufferPointer(packet.buffer), sequence: packet.sequenceNumber,
+                                            pool: transport.worker.pool)
         let payload = UnsafeRawBufferPointer(packet.payload)
         let keyFrame = videoCodec.isKeyFrame(payload)
         if keyFrame, let size = videoCodec.keyFrameSize(payload),
@@ -141,8 +197,10 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
             layerSizeChanged()
         }
         let clockRate = videoParameters!.clockRate
-        layers[layer].stats.record(sequence: packet.sequenceNumber, timestamp: packet.timestamp,
-                                   size: packet.buffer.count, clockRate: clockRate, now: now, keyFrame: keyFrame)
+        if !isRetransmission {
+            layers[layer].stats.record(sequence: packet.sequenceNumber, timestamp: packet.timestamp,
+                                       size: packet.buffer.count, clockRate: clockRate, now: now, keyFrame: keyFrame)
+        }
         layers[layer].frames.record(timestamp: packet.timestamp)
         layers[layer].lastPacketMicros = now
         // Padding-only packets (bandwidth probes) carry nothing for players.
@@ -210,6 +268,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     }
 
     func tick(now: UInt64) {
+        if transport.isConnected, videoParameters?.feedback.nack == true { sendNacks(now: now) }
         if transport.isConnected, let mediaSSRC = layers.first?.ssrc ?? audio?.ssrc,
            let twcc = feedback.feedback(now: now, senderSSRC: reporterSSRC, mediaSSRC: mediaSSRC) {
             sendRTCP { writer in twcc.write(into: &writer) }
@@ -246,6 +305,18 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         guard !blocks.isEmpty else { return }
         let rr = RTCPReceiverReport(ssrc: reporterSSRC, reportBlocks: blocks)
         sendRTCP { writer in rr.write(into: &writer) }
+    }
+
+    /// NACKs the publisher for what is missing upstream, per layer.
+    private func sendNacks(now: UInt64) {
+        for i in layers.indices where layers[i].nacks.missingCount > 0 {
+            guard let ssrc = layers[i].ssrc else { continue }
+            let lost = layers[i].nacks.due(now: now)
+            guard !lost.isEmpty else { continue }
+            nacksSent += UInt64(lost.count)
+            let nack = RTCPGenericNACK(senderSSRC: reporterSSRC, mediaSSRC: ssrc, lostSequenceNumbers: lost)
+            sendRTCP { writer in nack.write(into: &writer) }
+        }
     }
 
     /// REMB carries the publish's cap; a browser keeps its send rate (all layers) under it.
@@ -293,6 +364,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
                                            fps: layer.frames.fps, bitrateKbps: layer.bitrate.kbps,
                                            active: layer.isActive(now: now)))
             }
+            s.nacks = nacksSent
             if let top = layers.max(by: { $0.width * $0.height < $1.width * $1.height }) {
                 s.width = top.width
                 s.height = top.height

@@ -14,10 +14,13 @@ struct VP8Munger {
         restarting = true
     }
 
-    /// Rewrites the descriptor at the start of `payload` (the outgoing copy) in place.
+    /// Rewrites the descriptor at the start of `payload` (the outgoing copy) in place, and
+    /// returns the values written (-1 where the descriptor has none) for retransmissions.
     @inline(__always)
-    mutating func rewrite(_ payload: UnsafeMutableRawBufferPointer) {
-        guard let descriptor = VP8PayloadDescriptor(parsing: UnsafeRawBufferPointer(payload)) else { return }
+    @discardableResult
+    mutating func rewrite(_ payload: UnsafeMutableRawBufferPointer) -> (pictureID: Int32, tl0PicIdx: Int16) {
+        guard let descriptor = VP8PayloadDescriptor(parsing: UnsafeRawBufferPointer(payload)) else { return (-1, -1) }
+        var written: (pictureID: Int32, tl0PicIdx: Int16) = (-1, -1)
         if let picture = descriptor.pictureID {
             let modulus = descriptor.hasLongPictureID ? 0x8000 : 0x80
             let incoming = Int(picture)
@@ -28,6 +31,7 @@ struct VP8Munger {
             let out = (incoming - pictureIDOffset + modulus) % modulus
             descriptor.write(pictureID: UInt16(out), into: payload)
             lastPictureID = out
+            written.pictureID = Int32(out)
         }
         if let tl0 = descriptor.tl0PicIdx {
             let incoming = Int(tl0)
@@ -38,7 +42,16 @@ struct VP8Munger {
             let out = (incoming - tl0Offset + 256) & 0xff
             descriptor.write(tl0PicIdx: UInt8(out), into: payload)
             lastTL0 = out
+            written.tl0PicIdx = Int16(out)
         }
         restarting = false
+        return written
+    }
+
+    /// Writes recorded values into a retransmitted copy.
+    static func write(pictureID: Int32, tl0PicIdx: Int16, into payload: UnsafeMutableRawBufferPointer) {
+        guard let descriptor = VP8PayloadDescriptor(parsing: UnsafeRawBufferPointer(payload)) else { return }
+        if pictureID >= 0 { descriptor.write(pictureID: UInt16(pictureID), into: payload) }
+        if tl0PicIdx >= 0 { descriptor.write(tl0PicIdx: UInt8(tl0PicIdx), into: payload) }
     }
 }

@@ -13,6 +13,10 @@ struct VideoLayer {
     var height = 0
     var lastPacketMicros: UInt64 = 0
     var lastKeyFrameRequest: UInt64 = 0
+    /// The publisher's retransmission stream (RTX, RFC 4588) for this layer, once known.
+    var rtxSSRC: UInt32?
+    var retransmissions = RetransmissionBuffer()
+    var nacks = NackGenerator()
 
     init(rid: String?, ssrc: UInt32?) {
         self.rid = rid.flatMap { RTPToken($0) }

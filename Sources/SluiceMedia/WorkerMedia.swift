@@ -45,6 +45,7 @@ final class WorkerMedia {
         if let producer = producers.removeValue(forKey: handle) {
             worker.removeTickable(producer)
             producer.transport.close()
+            producer.releaseBuffers()
             if let router = producer.router {
                 router.detach(producer)
                 dropIfEmpty(router)

@@ -50,7 +50,7 @@ public final class MediaWorker: @unchecked Sendable {
     public let datagramsOut = Atomic<UInt64>(0)
     public let datagramsDropped = Atomic<UInt64>(0)
 
-    public init(index: Int, bindAddress: SocketAddress, poolCapacity: Int = 8192) throws(WorkerError) {
+    public init(index: Int, bindAddress: SocketAddress, poolCapacity: Int = 32768) throws(WorkerError) {
         self.index = index
         pool = PacketBufferPool(capacity: poolCapacity)
 
