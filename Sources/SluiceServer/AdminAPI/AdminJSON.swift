@@ -1,0 +1,74 @@
+import SluiceJSON
+import SluiceMedia
+import SluiceSignaling
+
+/// The JSON shapes of the admin API. Per-kind figures use the field names of PROTOCOL.md
+/// section 3, the same as `getStats`.
+enum AdminJSON {
+    /// `appKey` is the publisher's app; `sessionOf` maps handles to their sessions.
+    static func stream(_ view: StreamView, appKey: String?, sessionOf: [StreamHandle: SessionID]) -> JSONValue {
+        var object: JSONObject = ["name": .string(view.name)]
+        object["appKey"] = appKey.map { .string($0) } ?? .null
+        if let publisher = view.publisher {
+            object["publisher"] = handle(publisher, session: view.publisherSession ?? sessionOf[publisher.handle])
+        } else {
+            object["publisher"] = .null
+        }
+        object["players"] = .array(view.players.map { handle($0, session: sessionOf[$0.handle]) })
+        object["muted"] = ["audio": mute(view.audioMuted), "video": mute(view.videoMuted)]
+        return .object(object)
+    }
+
+    static func handle(_ stats: HandleStats, session: SessionID?) -> JSONValue {
+        var object: JSONObject = [
+            "handle": .string(stats.handle),
+            "stream": .string(stats.stream),
+            "role": .string(stats.role.rawValue),
+        ]
+        object["session"] = session.map { .string($0) } ?? .null
+        if let audio = stats.audio { object["audio"] = kindStats(audio, video: false) }
+        if let video = stats.video { object["video"] = kindStats(video, video: true) }
+        return .object(object)
+    }
+
+    static func kindStats(_ stats: KindStats, video: Bool) -> JSONValue {
+        var object: JSONObject = [
+            "packets": JSONValue(stats.packets),
+            "bytes": JSONValue(stats.bytes),
+            "bitrate": JSONValue(stats.bitrateKbps),
+            "packetsLost": JSONValue(stats.packetsLost),
+            "fractionLost": JSONValue(stats.fractionLost),
+            "jitterMs": JSONValue(stats.jitterMs),
+            "rttMs": JSONValue(stats.rttMs),
+            "nacks": JSONValue(stats.nacks),
+            "plis": JSONValue(stats.plis),
+            "firs": JSONValue(stats.firs),
+        ]
+        if video {
+            object["fps"] = JSONValue(stats.fps)
+            object["width"] = JSONValue(stats.width)
+            object["height"] = JSONValue(stats.height)
+            if let layer = stats.layer { object["layer"] = JSONValue(layer) }
+            object["keyFrames"] = JSONValue(stats.keyFrames)
+        }
+        if let codec = stats.codec { object["codec"] = .string(codec) }
+        return .object(object)
+    }
+
+    static func mute(_ state: MuteState) -> JSONValue {
+        ["muted": .bool(state.muted), "byPublisher": .bool(state.byPublisher), "byServer": .bool(state.byServer)]
+    }
+
+    /// `streamOf` names the stream of a handle when the engine still knows it.
+    static func session(_ session: RPCSession, id: SessionID, streamOf: (StreamHandle) -> String?) -> JSONValue {
+        let handles: [JSONValue] = session.handleRoles.sorted { $0.key < $1.key }.map { handle, role in
+            var object: JSONObject = ["handle": .string(handle), "role": .string(role.rawValue)]
+            object["stream"] = streamOf(handle).map { .string($0) } ?? .null
+            return .object(object)
+        }
+        var object: JSONObject = ["id": .string(id)]
+        object["appKey"] = session.appKey.map { .string($0) } ?? .null
+        object["handles"] = .array(handles)
+        return .object(object)
+    }
+}

@@ -1,0 +1,204 @@
+import SluiceJSON
+
+/// The OpenAPI 3.0 description of the HTTP API that `AdminAPI` serves (plus `/health`).
+/// Kept as JSON text so it reads like the document it is; a unit test checks that it parses
+/// and lists every route.
+enum AdminOpenAPI {
+    static func document(serverVersion: String) -> JSONValue {
+        guard case .object(var root) = (try? JSONValue.parse(text)) ?? .null,
+              case .object(var info)? = root["info"] else {
+            return ["openapi": "3.0.3", "info": ["title": "Sluice", "version": .string(serverVersion)], "paths": [:]]
+        }
+        info["version"] = .string(serverVersion)
+        root["info"] = .object(info)
+        return .object(root)
+    }
+
+    static let text = #"""
+    {
+      "openapi": "3.0.3",
+      "info": {
+        "title": "Sluice HTTP API",
+        "version": "0",
+        "description": "Admin REST API of the Sluice SFU (docs/protocol.md section 2). Admin endpoints need 'Authorization: Bearer <admin.token>'; an empty admin.token disables them (403)."
+      },
+      "components": {
+        "securitySchemes": {
+          "adminToken": {"type": "http", "scheme": "bearer", "description": "admin.token from the server config"}
+        },
+        "parameters": {
+          "streamName": {"name": "name", "in": "path", "required": true,
+                         "schema": {"type": "string", "pattern": "^[A-Za-z0-9._~-]{1,128}$"}},
+          "sessionId": {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}
+        },
+        "responses": {
+          "Ok": {"description": "Done", "content": {"application/json": {"schema": {"type": "object", "maxProperties": 0}}}},
+          "BadRequest": {"description": "The body is not {\"kind\": \"audio\" | \"video\"}; the message says what is wrong",
+                         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "Unauthorized": {"description": "Missing or wrong bearer token",
+                           "headers": {"WWW-Authenticate": {"schema": {"type": "string"}}},
+                           "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "Disabled": {"description": "The admin API is disabled (admin.token is empty)",
+                       "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "NotFound": {"description": "Unknown stream or session",
+                       "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "MethodNotAllowed": {"description": "The path exists, the method does not; see the Allow header",
+                               "headers": {"Allow": {"schema": {"type": "string"}}},
+                               "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "UnsupportedMediaType": {"description": "Content-Type is present and not application/json",
+                                   "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+        },
+        "schemas": {
+          "Error": {
+            "type": "object", "required": ["error"],
+            "properties": {"error": {"type": "object", "required": ["code", "message", "reason"],
+              "properties": {"code": {"type": "integer", "description": "the HTTP status"},
+                             "message": {"type": "string"},
+                             "reason": {"type": "string", "example": "STREAM_NOT_FOUND"}}}}
+          },
+          "KindStats": {
+            "type": "object",
+            "description": "Per-kind figures (docs/protocol.md section 3). Video adds fps, width, height, layer and keyFrames.",
+            "properties": {
+              "packets": {"type": "integer"}, "bytes": {"type": "integer"},
+              "bitrate": {"type": "number", "description": "kbit/s over the last second"},
+              "packetsLost": {"type": "integer"}, "fractionLost": {"type": "number"},
+              "jitterMs": {"type": "number"}, "rttMs": {"type": "number"},
+              "nacks": {"type": "integer"}, "plis": {"type": "integer"}, "firs": {"type": "integer"},
+              "fps": {"type": "number"}, "width": {"type": "integer"}, "height": {"type": "integer"},
+              "layer": {"type": "integer"}, "keyFrames": {"type": "integer"},
+              "codec": {"type": "string"}
+            }
+          },
+          "Handle": {
+            "type": "object", "required": ["handle", "stream", "role", "session"],
+            "properties": {
+              "handle": {"type": "string"}, "stream": {"type": "string"},
+              "role": {"type": "string", "enum": ["publish", "play"]},
+              "session": {"type": "string", "nullable": true},
+              "audio": {"$ref": "#/components/schemas/KindStats"},
+              "video": {"$ref": "#/components/schemas/KindStats"}
+            }
+          },
+          "MuteState": {
+            "type": "object", "required": ["muted", "byPublisher", "byServer"],
+            "properties": {"muted": {"type": "boolean"}, "byPublisher": {"type": "boolean"}, "byServer": {"type": "boolean"}}
+          },
+          "Stream": {
+            "type": "object", "required": ["name", "appKey", "publisher", "players", "muted"],
+            "properties": {
+              "name": {"type": "string"},
+              "appKey": {"type": "string", "nullable": true, "description": "the publisher's app"},
+              "publisher": {"allOf": [{"$ref": "#/components/schemas/Handle"}], "nullable": true,
+                            "description": "null while only waiting players hold the name"},
+              "players": {"type": "array", "items": {"$ref": "#/components/schemas/Handle"}},
+              "muted": {"type": "object", "required": ["audio", "video"],
+                        "properties": {"audio": {"$ref": "#/components/schemas/MuteState"},
+                                       "video": {"$ref": "#/components/schemas/MuteState"}}}
+            }
+          },
+          "Session": {
+            "type": "object", "required": ["id", "appKey", "handles"],
+            "properties": {
+              "id": {"type": "string"}, "appKey": {"type": "string", "nullable": true},
+              "handles": {"type": "array", "items": {"type": "object", "required": ["handle", "role", "stream"],
+                "properties": {"handle": {"type": "string"}, "role": {"type": "string", "enum": ["publish", "play"]},
+                               "stream": {"type": "string", "nullable": true}}}}
+            }
+          },
+          "MuteRequest": {
+            "type": "object", "required": ["kind"],
+            "properties": {"kind": {"type": "string", "enum": ["audio", "video"]}}
+          }
+        }
+      },
+      "security": [{"adminToken": []}],
+      "paths": {
+        "/health": {
+          "get": {"summary": "Liveness", "security": [],
+                  "responses": {"200": {"description": "{\"status\":\"ok\", \"version\", \"sessions\", \"uptimeSeconds\"}",
+                                        "content": {"application/json": {"schema": {"type": "object"}}}}}}
+        },
+        "/metrics": {
+          "get": {"summary": "Prometheus metrics (text format 0.0.4)", "security": [],
+                  "responses": {"200": {"description": "sluice_* metric families",
+                                        "content": {"text/plain; version=0.0.4": {"schema": {"type": "string"}}}}}}
+        },
+        "/api/v1/openapi.json": {
+          "get": {"summary": "This document", "security": [],
+                  "responses": {"200": {"description": "OpenAPI 3.0",
+                                        "content": {"application/json": {"schema": {"type": "object"}}}}}}
+        },
+        "/api/v1/streams": {
+          "get": {"summary": "Every stream, with its publisher, players and mute state",
+                  "responses": {
+                    "200": {"description": "The streams, by name",
+                            "content": {"application/json": {"schema": {"type": "object", "required": ["streams"],
+                              "properties": {"streams": {"type": "array", "items": {"$ref": "#/components/schemas/Stream"}}}}}}},
+                    "401": {"$ref": "#/components/responses/Unauthorized"},
+                    "403": {"$ref": "#/components/responses/Disabled"}}}
+        },
+        "/api/v1/streams/{name}": {
+          "parameters": [{"$ref": "#/components/parameters/streamName"}],
+          "get": {"summary": "One stream",
+                  "responses": {
+                    "200": {"description": "The stream",
+                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Stream"}}}},
+                    "401": {"$ref": "#/components/responses/Unauthorized"},
+                    "403": {"$ref": "#/components/responses/Disabled"},
+                    "404": {"$ref": "#/components/responses/NotFound"}}},
+          "delete": {"summary": "Stop the publisher: it gets UNPUBLISHED \"Stopped by rest /terminate\", its players \"Stopped by publisher stop\"",
+                     "responses": {
+                       "200": {"$ref": "#/components/responses/Ok"},
+                       "401": {"$ref": "#/components/responses/Unauthorized"},
+                       "403": {"$ref": "#/components/responses/Disabled"},
+                       "404": {"$ref": "#/components/responses/NotFound"}}}
+        },
+        "/api/v1/streams/{name}/mute": {
+          "parameters": [{"$ref": "#/components/parameters/streamName"}],
+          "post": {"summary": "Server-side (moderator) mute of one kind; the publisher cannot lift it",
+                   "requestBody": {"required": true,
+                                   "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MuteRequest"}}}},
+                   "responses": {
+                     "200": {"$ref": "#/components/responses/Ok"},
+                     "400": {"$ref": "#/components/responses/BadRequest"},
+                     "401": {"$ref": "#/components/responses/Unauthorized"},
+                     "403": {"$ref": "#/components/responses/Disabled"},
+                     "404": {"$ref": "#/components/responses/NotFound"},
+                     "415": {"$ref": "#/components/responses/UnsupportedMediaType"}}}
+        },
+        "/api/v1/streams/{name}/unmute": {
+          "parameters": [{"$ref": "#/components/parameters/streamName"}],
+          "post": {"summary": "Lift a server-side mute",
+                   "requestBody": {"required": true,
+                                   "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MuteRequest"}}}},
+                   "responses": {
+                     "200": {"$ref": "#/components/responses/Ok"},
+                     "400": {"$ref": "#/components/responses/BadRequest"},
+                     "401": {"$ref": "#/components/responses/Unauthorized"},
+                     "403": {"$ref": "#/components/responses/Disabled"},
+                     "404": {"$ref": "#/components/responses/NotFound"},
+                     "415": {"$ref": "#/components/responses/UnsupportedMediaType"}}}
+        },
+        "/api/v1/sessions": {
+          "get": {"summary": "Connected sessions and their handles",
+                  "responses": {
+                    "200": {"description": "Oldest connection first",
+                            "content": {"application/json": {"schema": {"type": "object", "required": ["sessions"],
+                              "properties": {"sessions": {"type": "array", "items": {"$ref": "#/components/schemas/Session"}}}}}}},
+                    "401": {"$ref": "#/components/responses/Unauthorized"},
+                    "403": {"$ref": "#/components/responses/Disabled"}}}
+        },
+        "/api/v1/sessions/{id}": {
+          "parameters": [{"$ref": "#/components/parameters/sessionId"}],
+          "delete": {"summary": "Kick a session: its handles end with \"Stopped by session disconnect\", then session DISCONNECTED \"Disconnected by server\" and close 1000",
+                     "responses": {
+                       "200": {"$ref": "#/components/responses/Ok"},
+                       "401": {"$ref": "#/components/responses/Unauthorized"},
+                       "403": {"$ref": "#/components/responses/Disabled"},
+                       "404": {"$ref": "#/components/responses/NotFound"}}}
+        }
+      }
+    }
+    """#
+}

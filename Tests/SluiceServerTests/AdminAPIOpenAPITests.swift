@@ -1,0 +1,87 @@
+import SluiceJSON
+import SluiceSignaling
+import Testing
+@testable import SluiceServer
+
+@Suite(.serialized) struct AdminAPIOpenAPITests {
+    @Test func documentParsesAndListsEveryRoute() throws {
+        // The raw text itself must parse: the fallback document would hide a typo.
+        let raw = try JSONValue.parse(AdminOpenAPI.text)
+        #expect(raw["openapi"]?.stringValue?.hasPrefix("3.0") == true)
+
+        let fixture = try AdminFixture()
+        let response = fixture.request("GET", "/api/v1/openapi.json", token: nil)
+        #expect(response.status == 200)
+        #expect(response.contentType == "application/json")
+        let document = try JSONValue.parse(response.body)
+        #expect(document["info"]?["version"] == .string(SluiceVersion.string))
+        let paths = try #require(document["paths"]?.objectValue)
+        let expected: [String: Set<String>] = [
+            "/health": ["get"],
+            "/metrics": ["get"],
+            "/api/v1/openapi.json": ["get"],
+            "/api/v1/streams": ["get"],
+            "/api/v1/streams/{name}": ["get", "delete"],
+            "/api/v1/streams/{name}/mute": ["post"],
+            "/api/v1/streams/{name}/unmute": ["post"],
+            "/api/v1/sessions": ["get"],
+            "/api/v1/sessions/{id}": ["delete"],
+        ]
+        #expect(Set(paths.keys) == Set(expected.keys))
+        for (path, methods) in expected {
+            let operations = Set(paths[path]?.objectValue?.keys.filter { $0 != "parameters" } ?? [])
+            #expect(operations == methods, "\(path)")
+        }
+        // Admin operations declare 401; the open ones opt out of security.
+        for (path, item) in paths {
+            for (method, operation) in item.objectValue ?? JSONObject() where method != "parameters" {
+                let open = operation["security"] == []
+                #expect(open == ["/health", "/metrics", "/api/v1/openapi.json"].contains(path), "\(method) \(path)")
+                if !open { #expect(operation["responses"]?["401"] != nil, "\(method) \(path)") }
+            }
+        }
+    }
+
+    @Test func everyReferenceResolves() throws {
+        let document = try JSONValue.parse(AdminOpenAPI.text)
+        var references: [String] = []
+        func collect(_ value: JSONValue) {
+            switch value {
+            case .object(let object):
+                for (key, member) in object {
+                    if key == "$ref", let target = member.stringValue { references.append(target) } else { collect(member) }
+                }
+            case .array(let elements):
+                elements.forEach(collect)
+            default:
+                break
+            }
+        }
+        collect(document)
+        #expect(references.count > 10)
+        for reference in references {
+            #expect(reference.hasPrefix("#/"), "\(reference)")
+            var node: JSONValue? = document
+            for part in reference.dropFirst(2).split(separator: "/") { node = node?[String(part)] }
+            #expect(node != nil, "unresolved \(reference)")
+        }
+    }
+
+    @Test func documentedRoutesAreServed() throws {
+        // Each documented operation answers something other than the router's own 404/405.
+        let fixture = try AdminFixture()
+        let document = AdminOpenAPI.document(serverVersion: "t")
+        for (path, item) in document["paths"]?.objectValue ?? JSONObject() {
+            for (method, _) in item.objectValue ?? JSONObject() where method != "parameters" {
+                let concrete = path.replacingOccurrences(of: "{name}", with: "cam").replacingOccurrences(of: "{id}", with: "abc")
+                let response = fixture.request(method.uppercased(), concrete, body: #"{"kind":"audio"}"#)
+                #expect(response.status != 405, "\(method) \(path)")
+                if response.status == 404 {
+                    // Only the stream or session is unknown, not the route.
+                    let reason = try JSONValue.parse(response.body)["error"]?["reason"]?.stringValue
+                    #expect(reason == "STREAM_NOT_FOUND" || reason == "SESSION_NOT_FOUND", "\(method) \(path)")
+                }
+            }
+        }
+    }
+}
