@@ -31,6 +31,7 @@ public final class Server {
         signalingConfig.maxHandlesPerSession = config.maxHandlesPerSession
         signalingConfig.logLevel = level
         signaling = SignalingServer(config: signalingConfig, media: media, log: Log(level: level, subsystem: "signaling"))
+        StaticFiles(root: config.webRoot).register(on: signaling.router)
     }
 
     public func start() throws {
