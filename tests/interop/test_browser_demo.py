@@ -245,3 +245,50 @@ def test_static_files_over_http(server):
     # The other routes keep their prefixes.
     status, headers, body = _raw_get(port, "/health")
     assert status == 200 and json.loads(body)["status"] == "ok"
+
+
+SDK_ERRORS = """async () => {
+  const module = await import('/sdk/sluice.mjs');
+  const out = {sameObject: module.default === window.Sluice && module.connect === window.Sluice.connect};
+  const failure = async (promise) => {
+    try { await promise; return null; } catch (e) {
+      return {name: e.name, code: e.code, reason: e.reason, message: e.message, isError: e instanceof Error};
+    }
+  };
+  out.badKey = await failure(module.connect(null, {appKey: 'no-such-app'}));
+  const session = await module.connect(null, {appKey: 'defaultApp'});
+  const closed = new Promise((resolve) => session.on('close', resolve));
+  out.ping = await session.ping();
+  out.missing = await failure(session.play('nobody-publishes-this', {}));
+  out.unknownHandle = await failure(session.getStats('no-such-handle'));
+  out.badName = await failure(session.play('bad name!', {}));
+  const waiting = await session.play('comes-later', {wait: true});
+  out.waiting = {handle: typeof waiting.handle, role: waiting.role, tracks: waiting.mediaStream.getTracks().length};
+  out.stop = await session.stop(waiting);
+  out.streamsAfterStop = session.streams.size;
+  await session.disconnect();
+  out.close = await closed;
+  out.afterClose = await failure(session.ping());
+  return out;
+}"""
+
+
+def test_sdk_errors_and_module_import(server):
+    asyncio.run(_sdk_errors(server))
+
+
+async def _sdk_errors(server):
+    async with demo_page(server) as page:
+        out = await page.evaluate(SDK_ERRORS)
+    assert out["sameObject"], out
+    assert out["badKey"] == {"name": "SluiceError", "code": 1001, "reason": "UNKNOWN_APP_KEY",
+                             "message": "Unknown app key", "isError": True}, out
+    assert out["ping"] == {}
+    assert (out["missing"]["code"], out["missing"]["reason"]) == (1004, "STREAM_NOT_FOUND"), out
+    assert (out["unknownHandle"]["code"], out["unknownHandle"]["reason"]) == (1007, "UNKNOWN_HANDLE"), out
+    assert out["badName"]["code"] == -32602, out
+    # The answer has made both receiving tracks already; media comes when a publisher does.
+    assert out["waiting"] == {"handle": "string", "role": "play", "tracks": 2}, out
+    assert out["stop"] == {} and out["streamsAfterStop"] == 0, out
+    assert out["close"]["code"] == 1000, out
+    assert (out["afterClose"]["code"], out["afterClose"]["reason"]) == (-1, "CONNECTION_CLOSED"), out
