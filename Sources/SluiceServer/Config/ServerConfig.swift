@@ -13,6 +13,8 @@ public struct ServerConfig: Sendable {
 
     public var httpHost = "127.0.0.1"
     public var httpPort = 8080
+    /// The browser demo and SDK served at `/`; relative paths are from the working directory.
+    public var webRoot = "web"
     public var rtcBindAddress = "127.0.0.1"
     public var rtcPort = 10000
     /// 0 means one worker per core.
@@ -50,10 +52,15 @@ public struct ServerConfig: Sendable {
         var config = ServerConfig()
         let top = try ConfigReader(root, path: "", known: ["server", "rtc", "apps", "admin", "log", "limits"])
 
-        let server = try top.child("server", known: ["host", "port"])
+        let server = try top.child("server", known: ["host", "port", "webRoot"])
         config.httpHost = try server.string("host", default: config.httpHost)
         try requireAddress(config.httpHost, key: "server.host")
         config.httpPort = try server.int("port", default: config.httpPort, range: 1...65535)
+        config.webRoot = try server.string("webRoot", default: config.webRoot)
+        if config.webRoot.isEmpty {
+            // "" would serve the whole working directory.
+            throw ConfigError(key: "server.webRoot", problem: "must be a non-empty path")
+        }
 
         let rtc = try top.child("rtc", known: ["bindAddress", "port", "workers", "announcedAddresses", "iceConsentTimeoutSeconds"])
         config.rtcBindAddress = try rtc.string("bindAddress", default: config.rtcBindAddress)
