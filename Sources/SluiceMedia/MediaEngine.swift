@@ -164,20 +164,23 @@ public final class MediaEngine: @unchecked Sendable {
         }
         var state = stream.mute(kind)
         if !muted && state.byServer { throw .restrictedAccess }
+        let before = state.muted
         state.byPublisher = muted
         stream.setMute(kind, state)
         streams[entry.stream] = stream
-        applyMute(stream: entry.stream, kind: kind, by: "publisher", muted: muted)
+        if state.muted != before { applyMute(stream: entry.stream, kind: kind, by: "publisher", muted: muted) }
     }
 
     /// Server-side (moderator) mute from the admin API. It outranks the publisher's own.
     public func setServerMuted(stream name: String, kind: MediaKind, muted: Bool) throws(MediaError) {
         guard var stream = streams[name], stream.publisher != nil else { throw .streamNotFound }
         var state = stream.mute(kind)
+        let before = state.muted
         state.byServer = muted
         stream.setMute(kind, state)
         streams[name] = stream
-        applyMute(stream: name, kind: kind, by: "server", muted: muted)
+        // Events tell what players get: a server unmute under a publisher's own mute changes nothing.
+        if state.muted != before { applyMute(stream: name, kind: kind, by: "server", muted: muted) }
     }
 
     /// Tells the worker the stream-wide mute of `kind`, and the publisher and every player why.
