@@ -24,6 +24,9 @@ from sluice_client import SluiceClient
 HOOKED_APP = "hooked"
 SECRET = "interop-hook-secret"
 TIMEOUT_MS = 2000
+# A second app with a timeout under a second (URLSession rounds its own timeouts to seconds).
+QUICK_APP = "quick"
+QUICK_TIMEOUT_MS = 300
 
 
 @dataclass
@@ -117,6 +120,7 @@ def server_config_overrides(receiver):
     return {"apps": [
         {"key": "defaultApp"},
         {"key": HOOKED_APP, "hooks": {"url": receiver.url, "secret": SECRET, "timeoutMs": TIMEOUT_MS}},
+        {"key": QUICK_APP, "hooks": {"url": receiver.url + "/quick", "secret": SECRET, "timeoutMs": QUICK_TIMEOUT_MS}},
     ]}
 
 
@@ -281,9 +285,16 @@ async def _stalled_hook(server, receiver, figures):
         await expect_rpc_error(connect, 1002, reason="RESTRICTED_ACCESS", message="Restricted access")
         refused_after = time.monotonic() - started
         frames_during = len(ply.peer.frames) - frames_before
-        figures({"hookTimeoutMs": TIMEOUT_MS, "refusedAfterMs": round(refused_after * 1000),
-                 "framesDecodedDuringStall": frames_during})
         assert refused_after >= TIMEOUT_MS / 1000 * 0.9, f"refused after {refused_after:.2f} s, before the timeout"
+
+        # A timeout under a second is kept too (not rounded to nothing, nor up to seconds).
+        quick_started = time.monotonic()
+        await expect_rpc_error(stalled.connect(QUICK_APP), 1002, reason="RESTRICTED_ACCESS")
+        quick_after = time.monotonic() - quick_started
+        assert quick_after >= QUICK_TIMEOUT_MS / 1000 * 0.9, f"quick app refused after {quick_after:.3f} s"
+        figures({"hookTimeoutMs": TIMEOUT_MS, "refusedAfterMs": round(refused_after * 1000),
+                 "framesDecodedDuringStall": frames_during, "quickTimeoutMs": QUICK_TIMEOUT_MS,
+                 "quickRefusedAfterMs": round(quick_after * 1000)})
         # About 30 frames/s keep arriving while the hook stalls.
         assert frames_during >= 10, f"the player decoded {frames_during} frames during the stalled hook"
         numbers = ply.peer.numbers()

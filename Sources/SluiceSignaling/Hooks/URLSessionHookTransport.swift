@@ -33,7 +33,9 @@ public final class URLSessionHookTransport: HookTransport, @unchecked Sendable {
         }
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = "POST"
-        urlRequest.timeoutInterval = Double(request.timeoutMs) / 1000
+        // swift-corelibs-foundation truncates the interval to whole seconds (0.2 s fires at
+        // once), so URLSession gets whole seconds past the deadline, which is kept below.
+        urlRequest.timeoutInterval = Double((request.timeoutMs + 999) / 1000 + 1)
         for header in request.headers {
             urlRequest.setValue(header.value, forHTTPHeaderField: header.name)
         }
