@@ -150,6 +150,10 @@ public final class SignalingServer {
             }
             waker.wake()
         }
+        // The sessions' last hooks (statuses, `disconnect`), briefly: a dead backend cannot hold shutdown up.
+        if sessions.hooks.hasHooks && !sessions.hooks.waitForNotifications(timeoutSeconds: 1) {
+            log.warn("hooks: shutdown left notifications unsent")
+        }
     }
 
     /// On the service thread after `lws_cancel_service`: hook verdicts, media events, then

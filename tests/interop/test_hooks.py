@@ -8,6 +8,7 @@ import asyncio
 import hashlib
 import hmac
 import json
+import signal
 import threading
 import time
 from dataclasses import dataclass
@@ -305,3 +306,26 @@ async def _stalled_hook(server, receiver, figures):
         await close_all(ply, pub)
         if stalled is not None:
             await stalled.close()
+
+
+def test_shutdown_sends_the_last_hooks(server, receiver):
+    asyncio.run(_shutdown_hooks(server, receiver))
+
+
+async def _shutdown_hooks(server, receiver):
+    client, session_id = await hooked_client(server.ws_url, {"user": "alice"})
+    pub = None
+    try:
+        pub = await publish(server.ws_url, "shutdown-stream", client=client)
+        await client.wait_status(pub.handle, "PUBLISHING", 15)
+        server.process.stopped_by_test = True
+        server.process.send_signal(signal.SIGTERM)
+        exit_code = await asyncio.to_thread(server.process.wait, 15)
+        assert exit_code == 0, f"sluice exited with {exit_code} after SIGTERM"
+        # Sent before the process exited: shutdown waits (briefly) for the hook queue.
+        mine = sorted((c for c in receiver.snapshot() if c.body.get("sessionId") == session_id),
+                      key=lambda c: c.body["seq"])
+        assert [label(c) for c in mine][-2:] == ["streamStatus:UNPUBLISHED", "disconnect"], [label(c) for c in mine]
+        assert mine[-2].body.get("info") == "Stopped by session disconnect", mine[-2].body
+    finally:
+        await close_all(pub)

@@ -75,6 +75,18 @@ public final class HookDispatcher: @unchecked Sendable {
         queues[key]?.enqueue(request)
     }
 
+    /// Waits (from any thread) until every notification queue is idle or `timeoutSeconds`
+    /// passed; true when all were sent. Shutdown uses it so the last `disconnect` hooks go out.
+    @discardableResult
+    public func waitForNotifications(timeoutSeconds: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
+        while !queues.values.allSatisfy(\.isIdle) {
+            if Date() >= deadline { return false }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return true
+    }
+
     /// Outcomes that arrived since the last call, in arrival order. Service thread.
     public func takeCompletions() -> [(token: UInt64, outcome: HookOutcome)] {
         lock.lock()

@@ -30,6 +30,13 @@ public final class HookNotificationQueue: @unchecked Sendable {
         return waiting.count - head
     }
 
+    /// Nothing waiting and nothing in flight.
+    public var isIdle: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return !inFlight
+    }
+
     /// Requests dropped so far because the queue was full.
     public var droppedCount: Int {
         lock.lock()
