@@ -64,9 +64,7 @@ final class FakeHookTransport: HookTransport, @unchecked Sendable {
     /// Completes pending notification POSTs (and those they release) until none is left.
     func settleNotifications(with outcome: HookOutcome = .status(200)) {
         while let index = pending.first(where: { !requests[$0].event.authorizes }) {
-            _ = index
-            let event = requests[index].event
-            complete(event, with: outcome)
+            complete(requests[index].event, with: outcome)
         }
     }
 
