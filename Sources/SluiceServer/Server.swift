@@ -23,7 +23,7 @@ public final class Server {
             iceConsentTimeoutSeconds: config.iceConsentTimeoutSeconds,
             maxStreams: config.maxStreams, maxPlayersPerStream: config.maxPlayersPerStream))
         var signalingConfig = SignalingConfig(host: config.httpHost, port: config.httpPort,
-                                              apps: config.apps.map { SignalingConfig.App(key: $0.key) },
+                                              apps: config.apps.map(Server.signalingApp),
                                               serverVersion: SluiceVersion.string)
         signalingConfig.maxMessageBytes = config.maxMessageBytes
         signalingConfig.requestsPerSecond = config.requestsPerSecond
@@ -33,6 +33,14 @@ public final class Server {
         signaling = SignalingServer(config: signalingConfig, media: media, log: Log(level: level, subsystem: "signaling"))
         AdminAPI(adminToken: config.adminToken, media: media, signaling: signaling).register(on: signaling.router)
         StaticFiles(root: config.webRoot).register(on: signaling.router)
+    }
+
+    /// An app of the config as signaling sees it: hooks when `hooks.url` is set.
+    static func signalingApp(_ app: ServerConfig.App) -> SignalingConfig.App {
+        let hooks = app.hooksURL.map { url in
+            HookSettings(url: url, secret: app.hooksSecret, timeoutMs: app.hooksTimeoutMs)
+        }
+        return SignalingConfig.App(key: app.key, hooks: hooks)
     }
 
     public func start() throws {

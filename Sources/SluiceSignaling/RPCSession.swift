@@ -23,6 +23,8 @@ public final class RPCSession {
     var output: SessionOutput?
     var handles: [StreamHandle: HandleRecord] = [:]
     var rateLimiter: RequestRateLimiter
+    /// Hook numbering, `custom` objects, and the request parked on a hook (Hooks/).
+    var hooks = SessionHookState()
 
     init(connectionID: Int, output: SessionOutput, requestsPerSecond: Int) {
         self.connectionID = connectionID

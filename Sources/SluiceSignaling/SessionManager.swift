@@ -1,3 +1,4 @@
+import Foundation
 import SluiceJSON
 import SluiceMedia
 import SluiceWire
@@ -16,16 +17,32 @@ public final class SessionManager {
     private var sessions: [Int: RPCSession] = [:]
     /// Connected sessions by id, for routing media events.
     private var connected: [SessionID: RPCSession] = [:]
+    /// The apps' status callbacks (PROTOCOL.md section 4).
+    public let hooks: HookDispatcher
+    /// Milliseconds since the epoch, for the hook bodies' `timestamp`.
+    let wallClockMillis: () -> Int64
+    /// Requests waiting for an authorizing hook, by token.
+    var parked: [UInt64: ParkedRequest] = [:]
+    var nextHookToken: UInt64 = 1
+    /// Sessions of apps with hooks, from `connect` until their `disconnect` hook is queued.
+    var hookSubjects: [SessionID: RPCSession] = [:]
 
-    /// `clock` gives monotonic microseconds (rate limiting); `makeSessionID` is for tests.
+    /// `clock` gives monotonic microseconds (rate limiting); `makeSessionID`, `hookTransport`
+    /// and `wallClockMillis` are for tests (hooks go through URLSession by default).
     public init(config: SignalingConfig, media: MediaControl, log: Log = Log(),
                 clock: @escaping () -> UInt64 = MonotonicClock.nowMicros,
-                makeSessionID: (() -> SessionID)? = nil) {
+                makeSessionID: (() -> SessionID)? = nil,
+                hookTransport: HookTransport? = nil,
+                wallClockMillis: (() -> Int64)? = nil) {
         self.config = config
         self.media = media
         self.log = log
         self.clock = clock
         self.makeSessionID = makeSessionID ?? SessionManager.randomSessionID
+        let transport = hookTransport ?? (config.apps.contains { $0.hooks != nil }
+                                          ? URLSessionHookTransport() : UnusedHookTransport())
+        hooks = HookDispatcher(apps: config.apps, transport: transport, log: log)
+        self.wallClockMillis = wallClockMillis ?? { Int64(Date().timeIntervalSince1970 * 1000) }
     }
 
     /// Sessions with an open transport, connected or not.
@@ -34,6 +51,9 @@ public final class SessionManager {
     public var connectedSessionCount: Int { connected.count }
 
     public func session(withID id: SessionID) -> RPCSession? { connected[id] }
+
+    /// Whether the transport of `session` is still open (it is still this manager's).
+    func isOpen(_ session: RPCSession) -> Bool { sessions[session.connectionID] === session }
 
     /// Connected sessions, oldest connection first.
     public var connectedSessions: [RPCSession] {
@@ -47,6 +67,7 @@ public final class SessionManager {
         guard let session = connected[id] else { return false }
         media.endSession(id)
         drainMediaEvents()
+        sessionEndedForHooks(id)
         session.send(RPCMessage.notification("session", ["status": "DISCONNECTED", "info": .string(info)]))
         connected[id] = nil
         session.close(code: CloseCode.normal, reason: "Disconnected by server")
@@ -92,7 +113,9 @@ public final class SessionManager {
             session.state = .closing
             media.endSession(id)
             drainMediaEvents()
+            sessionEndedForHooks(id)
         }
+        dropParked(session)
         session.state = .closing
         session.output = nil
         log.debug("connection \(session.connectionID): closed")
@@ -120,7 +143,9 @@ public final class SessionManager {
         }
         drainMediaEvents()
         for session in open {
+            dropParked(session)
             if let id = session.sessionID {
+                sessionEndedForHooks(id)
                 session.send(RPCMessage.notification("session", ["status": "DISCONNECTED", "info": "Server shutdown"]))
                 connected[id] = nil
             }
@@ -130,18 +155,20 @@ public final class SessionManager {
 
     // MARK: - Incoming messages
 
-    private enum Incoming {
+    enum Incoming {
         case text(UnsafeRawBufferPointer)
         case oversized(Int)
         case binary
     }
 
     /// What happens after the reply has been queued.
-    private enum FollowUp {
+    enum FollowUp {
         case none
         case established
         case rejectAppKey
         case disconnect
+        /// The request waits for an authorizing hook; no reply yet.
+        case parked
     }
 
     private func handle(_ incoming: Incoming, from session: RPCSession) {
@@ -151,6 +178,16 @@ public final class SessionManager {
             refuseOverLimit(incoming, from: session, exceeded: verdict == .exceeded)
             return
         }
+        if session.hooks.isParked {
+            // Per-session order: everything waits behind the parked request.
+            queueBehindParked(incoming, from: session)
+            return
+        }
+        process(incoming, from: session)
+    }
+
+    /// An admitted message: checked, parsed, dispatched and answered.
+    func process(_ incoming: Incoming, from session: RPCSession) {
         let bytes: UnsafeRawBufferPointer
         switch incoming {
         case .oversized(let count):
@@ -179,14 +216,20 @@ public final class SessionManager {
         }
         var followUp = FollowUp.none
         do throws(RPCError) {
-            let result = try dispatch(method: method, params: params, session: session, followUp: &followUp)
+            let result = try dispatch(id: id, method: method, params: params, session: session, followUp: &followUp)
+            if case .parked = followUp { return }
             session.send(RPCMessage.result(id: id, result))
         } catch {
             log.info("connection \(session.connectionID): \(method) failed with \(error.code): \(error.message)")
             session.send(RPCMessage.error(id: id, error))
         }
+        perform(followUp, for: session)
+        drainMediaEvents()
+    }
+
+    func perform(_ followUp: FollowUp, for session: RPCSession) {
         switch followUp {
-        case .none:
+        case .none, .parked:
             break
         case .established:
             session.send(RPCMessage.notification("session", ["status": "ESTABLISHED"]))
@@ -195,10 +238,9 @@ public final class SessionManager {
         case .disconnect:
             end(session, code: CloseCode.normal, reason: "Disconnected", deliverOwnEvents: true)
         }
-        drainMediaEvents()
     }
 
-    private func reject(_ session: RPCSession, id: JSONValue, _ error: RPCError) {
+    func reject(_ session: RPCSession, id: JSONValue, _ error: RPCError) {
         log.info("connection \(session.connectionID): rejected message with \(error.code): \(error.message)")
         session.send(RPCMessage.error(id: id, error))
     }
@@ -230,24 +272,26 @@ public final class SessionManager {
             media.endSession(id)
             drainMediaEvents()
             connected[id] = nil
+            sessionEndedForHooks(id)
         }
+        dropParked(session)
         session.close(code: code, reason: reason)
     }
 
     // MARK: - Methods
 
-    private func dispatch(method: String, params: JSONObject?, session: RPCSession,
+    private func dispatch(id: JSONValue, method: String, params: JSONObject?, session: RPCSession,
                           followUp: inout FollowUp) throws(RPCError) -> JSONValue {
         if method == "connect" {
-            return try connect(RPCParams(params), session: session, followUp: &followUp)
+            return try connect(RPCParams(params), id: id, session: session, followUp: &followUp)
         }
         guard let sessionID = session.sessionID else { throw .notConnected }
         let params = RPCParams(params)
         switch method {
         case "publish":
-            return try publish(params, session: session, sessionID: sessionID)
+            return try publish(params, id: id, session: session, sessionID: sessionID, followUp: &followUp)
         case "play":
-            return try play(params, session: session, sessionID: sessionID)
+            return try play(params, id: id, session: session, sessionID: sessionID, followUp: &followUp)
         case "update":
             let handle = try params.handle()
             let constraints = try params.constraints(required: true)
@@ -298,12 +342,13 @@ public final class SessionManager {
         }
     }
 
-    private func connect(_ params: RPCParams, session: RPCSession, followUp: inout FollowUp) throws(RPCError) -> JSONValue {
+    private func connect(_ params: RPCParams, id requestID: JSONValue, session: RPCSession,
+                         followUp: inout FollowUp) throws(RPCError) -> JSONValue {
         // A second connect is a state error of the request itself, like 1000 before connect.
         guard session.sessionID == nil else { throw .invalidRequest("the session is already connected") }
         let appKey = try params.requiredString("appKey")
         _ = try params.optionalString("token")
-        _ = try params.optionalObject("custom")
+        let custom = try params.optionalObject("custom")
         _ = try params.optionalString("clientVersion")
         guard config.app(withKey: appKey) != nil else {
             followUp = .rejectAppKey
@@ -312,47 +357,97 @@ public final class SessionManager {
         guard connected.count < config.maxSessions else { throw .limitReached("sessions") }
         var id = makeSessionID()
         while connected[id] != nil { id = SessionManager.randomSessionID() }
+        session.hooks.custom = custom
+        if hooks.hooks(forApp: appKey) != nil {
+            park(session, id: requestID, event: .connect, appKey: appKey, sessionID: id, fields: [:],
+                 custom: custom) { [unowned self] session throws(RPCError) in
+                // Others may have connected while the hook ran.
+                guard connected.count < config.maxSessions else { throw .limitReached("sessions") }
+                guard connected[id] == nil else { throw .internalError("session id taken") }
+                hookSubjects[id] = session
+                return (establish(session, id: id, appKey: appKey), .established)
+            }
+            followUp = .parked
+            return .null
+        }
+        followUp = .established
+        return establish(session, id: id, appKey: appKey)
+    }
+
+    private func establish(_ session: RPCSession, id: SessionID, appKey: String) -> JSONValue {
         session.state = .connected(id)
         session.appKey = appKey
         connected[id] = session
-        followUp = .established
         log.info("connection \(session.connectionID): session \(id) connected with app key \(appKey)")
         return ["sessionId": .string(id), "serverVersion": .string(config.serverVersion), "iceServers": []]
     }
 
-    private func publish(_ params: RPCParams, session: RPCSession, sessionID: SessionID) throws(RPCError) -> JSONValue {
+    private func publish(_ params: RPCParams, id requestID: JSONValue, session: RPCSession, sessionID: SessionID,
+                         followUp: inout FollowUp) throws(RPCError) -> JSONValue {
         let stream = try params.streamName()
         let sdp = try params.sdp()
         let constraints = try params.constraints()
-        _ = try params.optionalBool("record", default: false)
-        _ = try params.optionalObject("custom")
+        let record = try params.optionalBool("record", default: false)
+        let custom = try params.optionalObject("custom")
         try requireHandleCapacity(session)
-        let answer: MediaAnswer
-        do {
-            answer = try media.publish(PublishRequest(session: sessionID, stream: stream, offer: sdp, constraints: constraints))
-        } catch {
-            throw RPCError(error)
+        let request = PublishRequest(session: sessionID, stream: stream, offer: sdp, constraints: constraints)
+        let start = { [unowned self] (session: RPCSession) throws(RPCError) -> JSONValue in
+            let answer: MediaAnswer
+            do throws(MediaError) {
+                answer = try media.publish(request)
+            } catch {
+                throw RPCError(error)
+            }
+            session.handles[answer.handle] = RPCSession.HandleRecord(role: .publish, stream: stream)
+            if let custom { session.hooks.handleCustom[answer.handle] = custom }
+            return ["handle": .string(answer.handle), "sdp": .string(answer.sdp)]
         }
-        session.handles[answer.handle] = RPCSession.HandleRecord(role: .publish, stream: stream)
-        return ["handle": .string(answer.handle), "sdp": .string(answer.sdp)]
+        if let appKey = session.appKey, hooks.hooks(forApp: appKey) != nil {
+            var fields: JSONObject = ["stream": .string(stream), "role": "publish"]
+            if let given = params.members["constraints"], !given.isNull { fields["constraints"] = given }
+            fields["record"] = .bool(record)
+            park(session, id: requestID, event: .publishStream, appKey: appKey, sessionID: sessionID,
+                 fields: fields, custom: custom ?? session.hooks.custom) { session throws(RPCError) in
+                (try start(session), .none)
+            }
+            followUp = .parked
+            return .null
+        }
+        return try start(session)
     }
 
-    private func play(_ params: RPCParams, session: RPCSession, sessionID: SessionID) throws(RPCError) -> JSONValue {
+    private func play(_ params: RPCParams, id requestID: JSONValue, session: RPCSession, sessionID: SessionID,
+                      followUp: inout FollowUp) throws(RPCError) -> JSONValue {
         let stream = try params.streamName()
         let sdp = try params.sdp()
         let constraints = try params.constraints()
         let wait = try params.optionalBool("wait", default: false)
-        _ = try params.optionalObject("custom")
+        let custom = try params.optionalObject("custom")
         try requireHandleCapacity(session)
-        let answer: MediaAnswer
-        do {
-            answer = try media.play(PlayRequest(session: sessionID, stream: stream, offer: sdp,
-                                                constraints: constraints, wait: wait))
-        } catch {
-            throw RPCError(error)
+        let request = PlayRequest(session: sessionID, stream: stream, offer: sdp, constraints: constraints, wait: wait)
+        let start = { [unowned self] (session: RPCSession) throws(RPCError) -> JSONValue in
+            let answer: MediaAnswer
+            do throws(MediaError) {
+                answer = try media.play(request)
+            } catch {
+                throw RPCError(error)
+            }
+            session.handles[answer.handle] = RPCSession.HandleRecord(role: .play, stream: stream)
+            if let custom { session.hooks.handleCustom[answer.handle] = custom }
+            return ["handle": .string(answer.handle), "sdp": .string(answer.sdp)]
         }
-        session.handles[answer.handle] = RPCSession.HandleRecord(role: .play, stream: stream)
-        return ["handle": .string(answer.handle), "sdp": .string(answer.sdp)]
+        if let appKey = session.appKey, hooks.hooks(forApp: appKey) != nil {
+            var fields: JSONObject = ["stream": .string(stream), "role": "play"]
+            if let given = params.members["constraints"], !given.isNull { fields["constraints"] = given }
+            fields["wait"] = .bool(wait)
+            park(session, id: requestID, event: .playStream, appKey: appKey, sessionID: sessionID,
+                 fields: fields, custom: custom ?? session.hooks.custom) { session throws(RPCError) in
+                (try start(session), .none)
+            }
+            followUp = .parked
+            return .null
+        }
+        return try start(session)
     }
 
     private func requireHandle(_ handle: StreamHandle, of session: RPCSession) throws(RPCError) {
@@ -366,6 +461,7 @@ public final class SessionManager {
     // MARK: - Media events
 
     private func deliver(_ event: MediaEvent) {
+        notifyHooks(of: event)
         switch event {
         case let .streamStatus(sessionID, handle, stream, role, status, info, ends):
             guard let target = connected[sessionID] else { return }

@@ -1,11 +1,14 @@
 /// Settings of the signaling server (the `server`, `apps` and `limits` parts of the config).
 public struct SignalingConfig: Sendable {
-    /// An application clients name with `connect`'s `appKey`. Hooks come here later.
+    /// An application clients name with `connect`'s `appKey`.
     public struct App: Sendable, Equatable {
         public var key: String
+        /// Status callbacks to the app's backend; nil sends none.
+        public var hooks: HookSettings?
 
-        public init(key: String) {
+        public init(key: String, hooks: HookSettings? = nil) {
             self.key = key
+            self.hooks = hooks
         }
     }
 

@@ -107,6 +107,7 @@ public final class SignalingServer {
         waker.set(context)
         let waker = self.waker
         media.wakeup = { waker.wake() }
+        sessions.hooks.wakeup = { waker.wake() }
 
         serviceContext = context
         let thread = Thread { [self] in
@@ -149,10 +150,16 @@ public final class SignalingServer {
             }
             waker.wake()
         }
+        // The sessions' last hooks (statuses, `disconnect`), briefly: a dead backend cannot hold shutdown up.
+        if sessions.hooks.hasHooks && !sessions.hooks.waitForNotifications(timeoutSeconds: 1) {
+            log.warn("hooks: shutdown left notifications unsent")
+        }
     }
 
-    /// On the service thread after `lws_cancel_service`: media events, then shutdown steps.
+    /// On the service thread after `lws_cancel_service`: hook verdicts, media events, then
+    /// shutdown steps.
     func serviceWoke() {
+        sessions.drainHookCompletions()
         sessions.drainMediaEvents()
         let flags = control.flags
         if flags.shutdownRequested && !shutdownBegun {

@@ -1,0 +1,162 @@
+import SluiceJSON
+import SluiceMedia
+
+/// Authorizing hooks park their request (PROTOCOL.md section 4): the reply waits for the
+/// backend, and everything the session sends meanwhile waits behind it. Other sessions are
+/// not affected. Notification hooks follow the media events.
+extension SessionManager {
+    /// Service thread, after the hook dispatcher's `wakeup`: finishes the requests whose
+    /// hooks answered (or timed out).
+    public func drainHookCompletions() {
+        for (token, outcome) in hooks.takeCompletions() {
+            finishParked(token, outcome: outcome)
+        }
+    }
+
+    /// Requests waiting for an authorizing hook, over all sessions.
+    public var parkedRequestCount: Int { parked.count }
+
+    func park(_ session: RPCSession, id: JSONValue, event: HookEvent, appKey: String, sessionID: SessionID,
+              fields: JSONObject, custom: JSONObject?,
+              finish: @escaping (RPCSession) throws(RPCError) -> (JSONValue, FollowUp)) {
+        let body = hookBody(event, appKey: appKey, sessionID: sessionID, session: session, fields: fields, custom: custom)
+        guard let request = hooks.request(event, app: appKey, body: body) else { return }
+        let token = nextHookToken
+        nextHookToken += 1
+        parked[token] = ParkedRequest(session: session, id: id, event: event, finish: finish)
+        session.hooks.parkedToken = token
+        log.debug("connection \(session.connectionID): \(event.rawValue) waits for \(request.url)")
+        hooks.authorize(request, token: token)
+    }
+
+    func queueBehindParked(_ incoming: Incoming, from session: RPCSession) {
+        guard session.hooks.backlog.count < SessionHookState.backlogLimit else {
+            var replyID: JSONValue? = .null
+            if case .text(let bytes) = incoming, let envelope = try? RPCEnvelope.parse(bytes) {
+                switch envelope {
+                case .request(let id, _, _): replyID = id
+                case .notification: replyID = nil
+                }
+            }
+            if let replyID { reject(session, id: replyID, .limitReached("requests waiting for a hook")) }
+            return
+        }
+        switch incoming {
+        case .text(let bytes): session.hooks.backlog.append(.text(Array(bytes)))
+        case .oversized(let count): session.hooks.backlog.append(.oversized(count))
+        case .binary: session.hooks.backlog.append(.binary)
+        }
+    }
+
+    func finishParked(_ token: UInt64, outcome: HookOutcome) {
+        // Gone when the session closed meanwhile: nothing is started for it.
+        guard let request = parked.removeValue(forKey: token) else { return }
+        let session = request.session
+        session.hooks.parkedToken = nil
+        guard session.state != .closing, isOpen(session) else { return }
+        var followUp = FollowUp.none
+        if outcome.allows {
+            do throws(RPCError) {
+                let (result, then) = try request.finish(session)
+                session.send(RPCMessage.result(id: request.id, result))
+                followUp = then
+            } catch {
+                log.info("connection \(session.connectionID): \(request.event.rawValue) failed with \(error.code): \(error.message)")
+                session.send(RPCMessage.error(id: request.id, error))
+            }
+        } else {
+            log.info("connection \(session.connectionID): \(request.event.rawValue) hook refused it: \(outcome)")
+            session.send(RPCMessage.error(id: request.id, .restrictedAccess))
+        }
+        perform(followUp, for: session)
+        drainMediaEvents()
+        resumeBacklog(of: session)
+    }
+
+    /// Handles what waited behind the parked request, until one parks again.
+    private func resumeBacklog(of session: RPCSession) {
+        while !session.hooks.isParked, !session.hooks.backlog.isEmpty, session.state != .closing, isOpen(session) {
+            let next = session.hooks.backlog.removeFirst()
+            switch next {
+            case .text(let bytes): bytes.withUnsafeBytes { process(.text($0), from: session) }
+            case .oversized(let count): process(.oversized(count), from: session)
+            case .binary: process(.binary, from: session)
+            }
+        }
+    }
+
+    /// The session is closing: its parked request and backlog are forgotten.
+    func dropParked(_ session: RPCSession) {
+        if let token = session.hooks.parkedToken {
+            parked[token] = nil
+            session.hooks.parkedToken = nil
+            log.debug("connection \(session.connectionID): closed while waiting for a hook; request dropped")
+        }
+        session.hooks.backlog.removeAll()
+    }
+
+    // MARK: Notification hooks
+
+    /// `streamStatus` on every status change, `streamEvent` on mute, unmute and layer events.
+    func notifyHooks(of event: MediaEvent) {
+        switch event {
+        case let .streamStatus(sessionID, handle, stream, role, status, info, ends):
+            guard let session = hookSubjects[sessionID], let appKey = session.appKey else { return }
+            var fields: JSONObject = ["handle": .string(handle), "stream": .string(stream),
+                                      "role": .string(role.rawValue), "status": .string(status.rawValue)]
+            if let info { fields["info"] = .string(info) }
+            notify(.streamStatus, session: session, appKey: appKey, sessionID: sessionID, fields: fields,
+                   custom: session.hooks.custom(for: handle))
+            if ends { session.hooks.handleCustom[handle] = nil }
+        case let .streamEvent(sessionID, handle, stream, type, by, data):
+            guard SessionManager.hookedEventTypes.contains(type),
+                  let session = hookSubjects[sessionID], let appKey = session.appKey else { return }
+            let fields = MediaJSON.streamEvent(handle: handle, stream: stream, type: type, by: by, data: data)
+            notify(.streamEvent, session: session, appKey: appKey, sessionID: sessionID, fields: fields,
+                   custom: session.hooks.custom(for: handle))
+        }
+    }
+
+    /// `streamEvent` types that reach the hooks; `resize` and `connectionQuality` do not.
+    static let hookedEventTypes: Set<String> = [
+        "audioMuted", "audioUnmuted", "videoMuted", "videoUnmuted", "layerChanged", "notEnoughBandwidth",
+    ]
+
+    /// The session ended after its handles' last statuses went out: `disconnect`.
+    func sessionEndedForHooks(_ sessionID: SessionID) {
+        guard let session = hookSubjects.removeValue(forKey: sessionID), let appKey = session.appKey else { return }
+        notify(.disconnect, session: session, appKey: appKey, sessionID: sessionID, fields: [:],
+               custom: session.hooks.custom)
+        session.hooks.handleCustom.removeAll()
+    }
+
+    private func notify(_ event: HookEvent, session: RPCSession, appKey: String, sessionID: SessionID,
+                        fields: JSONObject, custom: JSONObject?) {
+        let body = hookBody(event, appKey: appKey, sessionID: sessionID, session: session, fields: fields, custom: custom)
+        guard let request = hooks.request(event, app: appKey, body: body) else { return }
+        hooks.notify(request, app: appKey)
+    }
+
+    /// `event`, `appKey`, `sessionId`, `seq`, `timestamp`, the method's fields, then `custom`
+    /// (`{}` when the client gave none).
+    func hookBody(_ event: HookEvent, appKey: String, sessionID: SessionID, session: RPCSession,
+                  fields: JSONObject, custom: JSONObject?) -> JSONObject {
+        var body: JSONObject = [
+            "event": .string(event.rawValue),
+            "appKey": .string(appKey),
+            "sessionId": .string(sessionID),
+            "seq": JSONValue(session.hooks.nextSeq()),
+            "timestamp": JSONValue(wallClockMillis()),
+        ]
+        for (key, value) in fields { body[key] = value }
+        body["custom"] = .object(custom ?? JSONObject())
+        return body
+    }
+}
+
+/// Stands in when no app has hooks: nothing is ever posted.
+final class UnusedHookTransport: HookTransport, @unchecked Sendable {
+    func post(_ request: HookRequest, completion: @escaping @Sendable (HookOutcome) -> Void) {
+        completion(.failed("no hook transport"))
+    }
+}
