@@ -220,13 +220,8 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             }
             let raw = UnsafeMutableRawBufferPointer(start: pool.pointer(buffer), count: PacketBufferPool.bufferSize)
             var writer = ByteWriter(raw)
-            var extensions = RTPHeaderExtensionList()
-            let ids = video!.parameters.extensions
-            if let id = ids.mid { _ = video!.mid.withUnsafeBytes { extensions.append(id: id, value: $0) } }
-            if let id = ids.absSendTime { _ = extensions.append(id: id, uint24: AbsSendTime.value(micros: now)) }
-            let header = RTPHeader(marker: false, payloadType: video!.parameters.payloadType, sequenceNumber: sequence,
-                                   timestamp: timestamp, ssrc: video!.parameters.localSSRC)
-            _ = header.write(into: &writer, extensions: extensions)
+            _ = writeHeader(&writer, track: video!, marker: false, sequence: sequence, timestamp: timestamp,
+                            audioLevel: nil, now: now)
             writer.write(zeros: 254)
             writer.write(UInt8(255))
             guard !writer.overflowed else {
@@ -250,14 +245,8 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         guard let buffer = pool.take() else { return }
         let raw = UnsafeMutableRawBufferPointer(start: pool.pointer(buffer), count: PacketBufferPool.bufferSize)
         var writer = ByteWriter(raw)
-        var extensions = RTPHeaderExtensionList()
-        let ids = video.parameters.extensions
-        if let id = ids.mid { _ = video.mid.withUnsafeBytes { extensions.append(id: id, value: $0) } }
-        if let id = ids.absSendTime { _ = extensions.append(id: id, uint24: AbsSendTime.value(micros: now)) }
-        let header = RTPHeader(marker: source.marker, payloadType: video.parameters.payloadType,
-                               sequenceNumber: outSequence, timestamp: entry.outTimestamp,
-                               ssrc: video.parameters.localSSRC)
-        let payloadOffset = header.write(into: &writer, extensions: extensions) ?? 0
+        let payloadOffset = writeHeader(&writer, track: video, marker: source.marker, sequence: outSequence,
+                                        timestamp: entry.outTimestamp, audioLevel: nil, now: now)
         writer.write(bytes: UnsafeRawBufferPointer(source.payload))
         guard !writer.overflowed else {
             pool.give(buffer)
@@ -303,18 +292,8 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         guard let buffer = pool.take() else { return }
         let raw = UnsafeMutableRawBufferPointer(start: pool.pointer(buffer), count: PacketBufferPool.bufferSize)
         var writer = ByteWriter(raw)
-        var extensions = RTPHeaderExtensionList()
-        let ids = track.parameters.extensions
-        if let id = ids.mid { _ = track.mid.withUnsafeBytes { extensions.append(id: id, value: $0) } }
-        if let id = ids.absSendTime { _ = extensions.append(id: id, uint24: AbsSendTime.value(micros: item.now)) }
-        if let id = ids.transportCC {
-            _ = extensions.append(id: id, uint16: transportSequence)
-            transportSequence &+= 1
-        }
-        if let id = ids.audioLevel, let level = item.audioLevel { _ = extensions.append(id: id, uint8: level) }
-        let header = RTPHeader(marker: packet.marker, payloadType: track.parameters.payloadType,
-                               sequenceNumber: sequence, timestamp: timestamp, ssrc: track.parameters.localSSRC)
-        let payloadOffset = header.write(into: &writer, extensions: extensions) ?? 0
+        let payloadOffset = writeHeader(&writer, track: track, marker: packet.marker, sequence: sequence,
+                                        timestamp: timestamp, audioLevel: item.audioLevel, now: item.now)
         writer.write(bytes: UnsafeRawBufferPointer(packet.payload))
         guard !writer.overflowed else {
             pool.give(buffer)
@@ -341,6 +320,25 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             announcedPlaying = true
             report(.playing(parameters.handle))
         }
+    }
+
+    /// This player's RTP header for `track`: its SSRC, payload type and the header extensions
+    /// it negotiated. Returns where the payload goes.
+    @inline(__always)
+    private func writeHeader(_ writer: inout ByteWriter, track: borrowing Track, marker: Bool, sequence: UInt16,
+                             timestamp: UInt32, audioLevel: UInt8?, now: UInt64) -> Int {
+        var extensions = RTPHeaderExtensionList()
+        let ids = track.parameters.extensions
+        if let id = ids.mid { _ = track.mid.withUnsafeBytes { extensions.append(id: id, value: $0) } }
+        if let id = ids.absSendTime { _ = extensions.append(id: id, uint24: AbsSendTime.value(micros: now)) }
+        if let id = ids.transportCC {
+            _ = extensions.append(id: id, uint16: transportSequence)
+            transportSequence &+= 1
+        }
+        if let id = ids.audioLevel, let level = audioLevel { _ = extensions.append(id: id, uint8: level) }
+        let header = RTPHeader(marker: marker, payloadType: track.parameters.payloadType, sequenceNumber: sequence,
+                               timestamp: timestamp, ssrc: track.parameters.localSSRC)
+        return header.write(into: &writer, extensions: extensions) ?? 0
     }
 
     // MARK: Transport delegate

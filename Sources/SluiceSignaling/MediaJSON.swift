@@ -2,9 +2,10 @@ import SluiceJSON
 import SluiceMedia
 
 /// The JSON shapes of what the engine reports: stats (PROTOCOL.md section 3) and the
-/// `streamStatus` / `streamEvent` notification params.
-enum MediaJSON {
-    static func stats(_ stats: HandleStats) -> JSONValue {
+/// `streamStatus` / `streamEvent` notification params. Public: the admin API shows the same
+/// objects.
+public enum MediaJSON {
+    public static func stats(_ stats: HandleStats) -> JSONValue {
         var object: JSONObject = [
             "handle": .string(stats.handle),
             "stream": .string(stats.stream),
@@ -15,7 +16,7 @@ enum MediaJSON {
         return .object(object)
     }
 
-    static func kindStats(_ stats: KindStats, video: Bool) -> JSONValue {
+    public static func kindStats(_ stats: KindStats, video: Bool) -> JSONValue {
         var object: JSONObject = [
             "packets": JSONValue(stats.packets),
             "bytes": JSONValue(stats.bytes),

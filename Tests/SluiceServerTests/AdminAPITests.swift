@@ -236,13 +236,13 @@ func header(_ response: HTTPResponse, _ name: String) -> String? {
         video.keyFrames = 2
         video.layer = 1
         video.codec = "VP8"
-        let json = AdminJSON.kindStats(video, video: true)
+        let json = MediaJSON.kindStats(video, video: true)
         let keys = Set(json.objectValue?.keys ?? [])
         #expect(keys == ["packets", "bytes", "bitrate", "packetsLost", "fractionLost", "jitterMs", "rttMs", "nacks",
-                         "plis", "firs", "fps", "width", "height", "layer", "keyFrames", "codec"])
+                         "plis", "firs", "fps", "width", "height", "layer", "keyFrames", "layers", "codec"])
         #expect(json["bitrate"] == 800.5)
         #expect(json["bytes"] == 12_000)
-        let audio = AdminJSON.kindStats(KindStats(), video: false)
+        let audio = MediaJSON.kindStats(KindStats(), video: false)
         #expect(audio["width"] == nil)
         #expect(audio["keyFrames"] == nil)
         #expect(audio["codec"] == nil)

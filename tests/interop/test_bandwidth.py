@@ -7,7 +7,6 @@ a veth pair that carries only 127.0.0.x/32 addresses (IPv6 off), so every packet
 """
 
 import asyncio
-import os
 import stat
 import subprocess
 import time
@@ -16,6 +15,7 @@ import pytest
 from playwright.async_api import async_playwright
 
 from chromium import CHROMIUM, CHROMIUM_ARGS, PAGE_URL
+from polling import poll
 from simulcast_page import SIMULCAST_SCRIPT
 
 NETNS = "sluice-player"
@@ -77,17 +77,6 @@ async def _page(p, executable):
     return browser, page
 
 
-async def _poll(page, expression, predicate, timeout, what):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = await page.evaluate(expression)
-        if predicate(last):
-            return last
-        await asyncio.sleep(0.2)
-    raise AssertionError(f"no {what} within {timeout} s; last: {last}")
-
-
 def test_capped_player_drops_and_climbs_back(server, figures, tmp_path):
     asyncio.run(_capped_player(server, figures, tmp_path))
 
@@ -99,17 +88,17 @@ async def _capped_player(server, figures, tmp_path):
         player_browser, player = await _page(p, _chromium_in_namespace(tmp_path))
         try:
             await publisher.evaluate("([url, stream]) => window.sim.publish(url, stream)", [server.ws_url, stream])
-            await _poll(publisher, "window.sim.outbound()",
+            await poll(publisher, "window.sim.outbound()",
                         lambda o: all(o.get(r, {}).get("frameWidth") == w for r, w in WIDTHS.items()),
                         30, "three encodings at full size")
             await player.evaluate("([url, stream]) => window.sim.play(url, stream, 'p', {video: {quality: 'auto'}})",
                                   [server.ws_url, stream])
-            await _poll(player, "window.sim.inbound('p')", lambda s: s["frameWidth"] == 1280, 30,
+            await poll(player, "window.sim.inbound('p')", lambda s: s["frameWidth"] == 1280, 30,
                         "the top layer before the cap")
 
             _run("tc", "qdisc", "add", "dev", "sl-srv", "root", "tbf", "rate", CAP, "burst", "20kb", "latency", "100ms")
             capped_at = time.monotonic()
-            low = await _poll(player, "window.sim.inbound('p')", lambda s: 0 < s["frameWidth"] <= 640, 40,
+            low = await poll(player, "window.sim.inbound('p')", lambda s: 0 < s["frameWidth"] <= 640, 40,
                               f"a lower layer under a {CAP} cap")
             drop_s = round(time.monotonic() - capped_at, 1)
             events = await player.evaluate("window.sim.events('p')")
@@ -118,7 +107,7 @@ async def _capped_player(server, figures, tmp_path):
 
             _run("tc", "qdisc", "del", "dev", "sl-srv", "root")
             lifted_at = time.monotonic()
-            await _poll(player, "window.sim.inbound('p')", lambda s: s["frameWidth"] == 1280, 90,
+            await poll(player, "window.sim.inbound('p')", lambda s: s["frameWidth"] == 1280, 90,
                         "the top layer again after the cap was lifted")
             climb_s = round(time.monotonic() - lifted_at, 1)
             final = await player.evaluate("window.sim.inbound('p')")

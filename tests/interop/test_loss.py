@@ -5,10 +5,10 @@ test's own namespace (so the sender sees no error), dropping 5% of the matching 
 
 import asyncio
 import subprocess
-import time
 
 from chromium import chromium_page
 from sessions import close_all, publish
+from polling import poll
 from simulcast_page import SIMULCAST_SCRIPT
 
 TABLE = "sluice_loss"
@@ -27,17 +27,6 @@ def _stop_dropping() -> None:
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-async def _poll(page, expression, predicate, timeout, what):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = await page.evaluate(expression)
-        if predicate(last):
-            return last
-        await asyncio.sleep(0.2)
-    raise AssertionError(f"no {what} within {timeout} s; last: {last}")
-
-
 async def _lossy_run(server, figures, match_for, label):
     stream = f"loss-{label}"
     pub = None
@@ -47,7 +36,7 @@ async def _lossy_run(server, figures, match_for, label):
         async with chromium_page() as page:
             await page.evaluate(SIMULCAST_SCRIPT)
             await page.evaluate("([url, stream]) => window.sim.play(url, stream, 'p', {})", [server.ws_url, stream])
-            await _poll(page, "window.sim.inbound('p')", lambda s: s["framesDecoded"] >= 10, 20, "first frames")
+            await poll(page, "window.sim.inbound('p')", lambda s: s["framesDecoded"] >= 10, 20, "first frames")
             _drop(match_for(server))
             try:
                 start = await page.evaluate("window.sim.inbound('p')")

@@ -63,9 +63,9 @@ async def _publisher_mute(server, figures):
         resume_ms = []
         for p, n in zip((a, b), counts):
             await _wait_event(p.client, p.handle, "videoUnmuted", "publisher")
-            frames = await p.peer.wait_frames(n + 1, 10)
+            await p.peer.wait_frames(n + 1, 10)
             resume_ms.append(round((p.peer.frames[n].at - unmuted_at) * 1000, 1))
-            later = await p.peer.wait_frames(n + 20, 10)
+            await p.peer.wait_frames(n + 20, 10)
             numbers = [f.number for f in p.peer.frames[n:] if f.number is not None]
             assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers), \
                 f"frames after unmute are out of order: {numbers[:40]}"

@@ -2,23 +2,12 @@
 (scale 4/2/1), and Chromium players get the layer their constraints ask for."""
 
 import asyncio
-import time
 
 from chromium import chromium_page
+from polling import poll
 from simulcast_page import SIMULCAST_SCRIPT
 
 WIDTHS = {"q": 320, "h": 640, "f": 1280}
-
-
-async def _poll(page, expression, predicate, timeout, what):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = await page.evaluate(expression)
-        if predicate(last):
-            return last
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"no {what} within {timeout} s; last: {last}")
 
 
 async def _start_publisher(page, server, stream):
@@ -26,7 +15,7 @@ async def _start_publisher(page, server, stream):
     await page.evaluate("([url, stream]) => window.sim.publish(url, stream)", [server.ws_url, stream])
     # The browser raises its rate on the server's transport-wide feedback until it sends all
     # three layers at their full sizes.
-    return await _poll(page, "window.sim.outbound()",
+    return await poll(page, "window.sim.outbound()",
                        lambda o: all(o.get(rid, {}).get("frameWidth") == w for rid, w in WIDTHS.items()),
                        30, "three encodings at 320/640/1280")
 
@@ -50,7 +39,7 @@ async def _layers_follow_constraints(server, figures, artifacts):
                                 [server.ws_url, stream, name, constraints])
         seen = {}
         for name, (_, width) in cases.items():
-            stats = await _poll(page, f"window.sim.inbound('{name}')",
+            stats = await poll(page, f"window.sim.inbound('{name}')",
                                 lambda s, w=width: s["frameWidth"] == w and s["framesDecoded"] >= 10,
                                 30, f"player {name} decoding {width}-wide frames")
             seen[name] = stats
@@ -73,13 +62,13 @@ async def _update_switches(server, figures):
         await _start_publisher(page, server, stream)
         await page.evaluate("([url, stream]) => window.sim.play(url, stream, 'p', {video: {quality: 'low'}})",
                             [server.ws_url, stream])
-        before = await _poll(page, "window.sim.inbound('p')",
+        before = await poll(page, "window.sim.inbound('p')",
                              lambda s: s["frameWidth"] == 320 and s["framesDecoded"] >= 20, 30, "low layer")
         switch_ms = []
         for quality, width in (("high", 1280), ("low", 320), ("high", 1280)):
             requested = await page.evaluate("window.sim.now()")
             await page.evaluate(f"window.sim.update('p', {{video: {{quality: '{quality}'}}}})")
-            after = await _poll(page, "window.sim.inbound('p')",
+            after = await poll(page, "window.sim.inbound('p')",
                                 lambda s, w=width: s["frameWidth"] == w, 15, f"switch to {width}")
             events = await page.evaluate("window.sim.events('p')")
             change = [e for e in events if e["params"]["type"] == "layerChanged"
@@ -89,7 +78,7 @@ async def _update_switches(server, figures):
             # From the update to the event that announces the switch (the key frame's arrival).
             switch_ms.append(round(change[-1]["at"] - requested, 1))
             # Frames keep coming after the switch.
-            await _poll(page, "window.sim.inbound('p')",
+            await poll(page, "window.sim.inbound('p')",
                         lambda s, n=after["framesDecoded"]: s["framesDecoded"] >= n + 15, 15, "frames after switch")
         final = await page.evaluate("window.sim.inbound('p')")
         figures({"updateToLayerChangedMs": switch_ms, "before": before, "final": final})

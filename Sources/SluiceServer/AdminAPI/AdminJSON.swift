@@ -19,39 +19,10 @@ enum AdminJSON {
         return .object(object)
     }
 
+    /// The `getStats` object of the handle, with the session that owns it.
     static func handle(_ stats: HandleStats, session: SessionID?) -> JSONValue {
-        var object: JSONObject = [
-            "handle": .string(stats.handle),
-            "stream": .string(stats.stream),
-            "role": .string(stats.role.rawValue),
-        ]
+        guard case .object(var object) = MediaJSON.stats(stats) else { return .null }
         object["session"] = session.map { .string($0) } ?? .null
-        if let audio = stats.audio { object["audio"] = kindStats(audio, video: false) }
-        if let video = stats.video { object["video"] = kindStats(video, video: true) }
-        return .object(object)
-    }
-
-    static func kindStats(_ stats: KindStats, video: Bool) -> JSONValue {
-        var object: JSONObject = [
-            "packets": JSONValue(stats.packets),
-            "bytes": JSONValue(stats.bytes),
-            "bitrate": JSONValue(stats.bitrateKbps),
-            "packetsLost": JSONValue(stats.packetsLost),
-            "fractionLost": JSONValue(stats.fractionLost),
-            "jitterMs": JSONValue(stats.jitterMs),
-            "rttMs": JSONValue(stats.rttMs),
-            "nacks": JSONValue(stats.nacks),
-            "plis": JSONValue(stats.plis),
-            "firs": JSONValue(stats.firs),
-        ]
-        if video {
-            object["fps"] = JSONValue(stats.fps)
-            object["width"] = JSONValue(stats.width)
-            object["height"] = JSONValue(stats.height)
-            if let layer = stats.layer { object["layer"] = JSONValue(layer) }
-            object["keyFrames"] = JSONValue(stats.keyFrames)
-        }
-        if let codec = stats.codec { object["codec"] = .string(codec) }
         return .object(object)
     }
 
