@@ -25,6 +25,8 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     private var remoteJitterMs: Double = 0
     private var remoteLost: Int64 = 0
     private var plisReceived: UInt64 = 0
+    private var haveReceiverReport = false
+    private var quality: ConnectionQuality?
     // Simulcast: the layer being forwarded, the one wanted, and why.
     private(set) var currentLayer: Int?
     private(set) var targetLayer = Int.max
@@ -383,6 +385,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             case RTCPPacketType.receiverReport:
                 guard let rr = RTCPReceiverReport(parsing: packet.bytes) else { continue }
                 for block in rr.reportBlocks where block.ssrc == video?.parameters.localSSRC || block.ssrc == audio?.parameters.localSSRC {
+                    haveReceiverReport = true
                     remoteFractionLost = Double(block.fractionLost) / 256
                     remoteLost = Int64(block.cumulativeLost)
                     let clock = block.ssrc == video?.parameters.localSSRC ? 90_000.0 : 48_000.0
@@ -414,6 +417,14 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         if let total = audio?.bytes { audio!.bitrate.sample(totalBytes: total, now: now) }
         if let total = video?.bytes { video!.bitrate.sample(totalBytes: total, now: now) }
         if transport.isConnected { sendSenderReports(now: now) }
+        if haveReceiverReport {
+            let current = ConnectionQuality(lossFraction: remoteFractionLost, jitterMs: remoteJitterMs, rttMs: rttMillis)
+            if current.level != quality?.level {
+                report(.streamEvent(parameters.handle, type: "connectionQuality", by: nil,
+                                    data: ["score": .double(current.score), "level": .string(current.level.rawValue)]))
+            }
+            quality = current
+        }
         statsBoard?.publish(stats())
     }
 
@@ -464,7 +475,9 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             }
             return s
         }
-        return HandleStats(handle: parameters.handle, stream: parameters.stream, role: .play,
-                           audio: kindStats(audio), video: kindStats(video))
+        var stats = HandleStats(handle: parameters.handle, stream: parameters.stream, role: .play,
+                                audio: kindStats(audio), video: kindStats(video))
+        stats.connectionQuality = quality
+        return stats
     }
 }

@@ -218,6 +218,8 @@ public struct HandleStats: Sendable {
     public var role: StreamRole
     public var audio: KindStats?
     public var video: KindStats?
+    /// From what the peer reports (play) or what the server receives (publish); nil until known.
+    public var connectionQuality: ConnectionQuality?
 
     public init(handle: StreamHandle, stream: String, role: StreamRole, audio: KindStats?, video: KindStats?) {
         self.handle = handle

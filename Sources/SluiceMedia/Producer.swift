@@ -26,6 +26,9 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     private var topSize = (width: 0, height: 0)
     private var feedback = TransportFeedbackGenerator()
     private var nacksSent: UInt64 = 0
+    private var quality: ConnectionQuality?
+    /// The worst fraction lost of the last report interval, over every incoming stream.
+    private var intervalLoss: Double = 0
     private let transportCCID: UInt8?
     /// The publish's bitrate cap (kbit/s), told to the publisher by REMB.
     private(set) var bitrateCapKbps: Int?
@@ -285,13 +288,16 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
             sendBitrateCap()
         }
         router?.layersMeasured(now: now)
+        updateQuality()
         statsBoard?.publish(stats(now: now))
     }
 
     private func sendReceiverReport(now: UInt64) {
         var blocks: [RTCPReportBlock] = []
+        intervalLoss = 0
         func block(_ stats: inout ReceiveStreamStats, ssrc: UInt32) {
             let (fraction, cumulative) = stats.reportInterval()
+            intervalLoss = max(intervalLoss, Double(fraction) / 256)
             blocks.append(RTCPReportBlock(
                 ssrc: ssrc, fractionLost: fraction, cumulativeLost: Int32(clamping: cumulative),
                 extendedHighestSequenceNumber: UInt32(truncatingIfNeeded: stats.highestSequence),
@@ -337,6 +343,20 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         }
     }
 
+    /// What the server receives from the publisher, as a score: loss and jitter (no RTT: a
+    /// sending-only browser reports none).
+    private func updateQuality() {
+        guard announcedPublishing else { return }
+        var jitter = audio.map { $0.stats.jitterMillis(clockRate: $0.parameters.clockRate) } ?? 0
+        for layer in layers { jitter = max(jitter, layer.stats.jitterMillis(clockRate: videoParameters?.clockRate ?? 90_000)) }
+        let current = ConnectionQuality(lossFraction: intervalLoss, jitterMs: jitter, rttMs: 0)
+        if current.level != quality?.level {
+            report(.streamEvent(parameters.handle, type: "connectionQuality", by: nil,
+                                data: ["score": .double(current.score), "level": .string(current.level.rawValue)]))
+        }
+        quality = current
+    }
+
     func stats(now: UInt64) -> HandleStats {
         var audioStats: KindStats?
         if let audio {
@@ -372,7 +392,9 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
             }
             videoStats = s
         }
-        return HandleStats(handle: parameters.handle, stream: parameters.stream, role: .publish,
-                           audio: audioStats, video: videoStats)
+        var stats = HandleStats(handle: parameters.handle, stream: parameters.stream, role: .publish,
+                                audio: audioStats, video: videoStats)
+        stats.connectionQuality = quality
+        return stats
     }
 }

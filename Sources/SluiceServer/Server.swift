@@ -40,7 +40,8 @@ public final class Server {
         let hooks = app.hooksURL.map { url in
             HookSettings(url: url, secret: app.hooksSecret, timeoutMs: app.hooksTimeoutMs)
         }
-        return SignalingConfig.App(key: app.key, hooks: hooks)
+        return SignalingConfig.App(key: app.key, hooks: hooks, limits: PublishLimits(
+            maxBitrateKbps: app.maxBitrateKbps, maxWidth: app.maxWidth, maxHeight: app.maxHeight, maxFps: app.maxFps))
     }
 
     public func start() throws {

@@ -13,6 +13,9 @@ public enum MediaJSON {
         ]
         if let audio = stats.audio { object["audio"] = kindStats(audio, video: false) }
         if let video = stats.video { object["video"] = kindStats(video, video: true) }
+        if let quality = stats.connectionQuality {
+            object["connectionQuality"] = ["score": JSONValue(quality.score), "level": .string(quality.level.rawValue)]
+        }
         return .object(object)
     }
 

@@ -296,6 +296,7 @@ public final class SessionManager {
             let handle = try params.handle()
             let constraints = try params.constraints(required: true)
             try requireHandle(handle, of: session)
+            if session.handleRoles[handle] == .publish { try requireWithinLimits(constraints, session: session) }
             do {
                 try media.update(handle: handle, constraints: constraints)
             } catch {
@@ -382,6 +383,12 @@ public final class SessionManager {
         return ["sessionId": .string(id), "serverVersion": .string(config.serverVersion), "iceServers": []]
     }
 
+    /// 1009 when a publisher asks for more than its app allows.
+    private func requireWithinLimits(_ constraints: StreamConstraints, session: RPCSession) throws(RPCError) {
+        guard let key = session.appKey, let app = config.app(withKey: key) else { return }
+        if !app.limits.allow(constraints) { throw RPCError(MediaError.constraintsExceedLimits) }
+    }
+
     private func publish(_ params: RPCParams, id requestID: JSONValue, session: RPCSession, sessionID: SessionID,
                          followUp: inout FollowUp) throws(RPCError) -> JSONValue {
         let stream = try params.streamName()
@@ -390,6 +397,7 @@ public final class SessionManager {
         let record = try params.optionalBool("record", default: false)
         let custom = try params.optionalObject("custom")
         try requireHandleCapacity(session)
+        try requireWithinLimits(constraints, session: session)
         let request = PublishRequest(session: sessionID, stream: stream, offer: sdp, constraints: constraints)
         let start = { [unowned self] (session: RPCSession) throws(RPCError) -> JSONValue in
             let answer: MediaAnswer

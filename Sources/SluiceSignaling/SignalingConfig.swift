@@ -5,10 +5,13 @@ public struct SignalingConfig: Sendable {
         public var key: String
         /// Status callbacks to the app's backend; nil sends none.
         public var hooks: HookSettings?
+        /// Caps on publish constraints; a publish or update over them gets 1009.
+        public var limits: PublishLimits
 
-        public init(key: String, hooks: HookSettings? = nil) {
+        public init(key: String, hooks: HookSettings? = nil, limits: PublishLimits = PublishLimits()) {
             self.key = key
             self.hooks = hooks
+            self.limits = limits
         }
     }
 

@@ -41,6 +41,8 @@ struct ServerConfigTests {
         (#"{"apps": [{"key": "a"}, {"key": "a"}]}"#, "apps[1].key", "repeats"),
         (#"{"apps": [{"key": "a", "hooks": {"url": "ftp://x"}}]}"#, "apps[0].hooks.url", "http://"),
         (#"{"log": {"level": "loud"}}"#, "log.level", "must be one of"),
+        (#"{"apps": [{"key": "a", "limits": {"maxBitrateKbps": 0}}]}"#, "apps[0].limits.maxBitrateKbps", "between"),
+        (#"{"apps": [{"key": "a", "limits": {"maxBitrate": 5}}]}"#, "apps[0].limits.maxBitrate", "not a known setting"),
         (#"{"limits": {"maxMessageBytes": 10}}"#, "limits.maxMessageBytes", "between"),
         (#"{"extra": 1}"#, "extra", "not a known setting"),
         (#"[]"#, "", "must be an object"),
@@ -53,6 +55,12 @@ struct ServerConfigTests {
             #expect(error.key == key)
             #expect(error.problem.contains(problem), "\(error.problem)")
         }
+    }
+
+    @Test func appLimitsAreRead() throws {
+        let config = try parse(#"{"apps": [{"key": "a", "limits": {"maxBitrateKbps": 2500, "maxWidth": 1920, "maxFps": 30}}]}"#)
+        #expect(config.apps.first?.maxBitrateKbps == 2500)
+        #expect(config.apps.first?.maxWidth == 1920 && config.apps.first?.maxHeight == nil && config.apps.first?.maxFps == 30)
     }
 
     @Test func unreadableFileIsAnError() {

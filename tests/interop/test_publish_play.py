@@ -81,6 +81,20 @@ async def _publish_two_players(server, figures):
             assert results[i]["audioFramesInWindow"] >= 100, \
                 f"player {i} received {results[i]['audioFramesInWindow']} audio frames in the window"
             assert not p.peer.errors, f"player {i} errors: {p.peer.errors}"
+
+        # Stats from the player's receiver reports, and the quality they score on loopback.
+        for i, p in enumerate(players):
+            event = await p.client.wait_notification(
+                lambda n: n.method == "streamEvent" and n.params.get("type") == "connectionQuality", 10,
+                "streamEvent connectionQuality")
+            assert event.params["data"]["level"] in ("excellent", "good"), event.params
+            stats = await p.client.get_stats(p.handle)
+            assert stats["video"]["packets"] > 100 and stats["audio"]["packets"] > 100, stats
+            assert stats["connectionQuality"]["level"] in ("excellent", "good"), stats
+            assert 1.0 <= stats["connectionQuality"]["score"] <= 4.5, stats
+        pub_stats = await pub.client.get_stats(pub.handle)
+        assert pub_stats["video"]["width"] == WIDTH and pub_stats["video"]["height"] == HEIGHT, pub_stats
+        assert pub_stats["video"]["keyFrames"] >= 1 and pub_stats["video"]["codec"].upper() == "VP8", pub_stats
     finally:
         await close_all(*players, pub)
 

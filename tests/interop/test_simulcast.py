@@ -55,8 +55,8 @@ def test_update_switches_layer_without_gap(server, figures):
 
 
 async def _update_switches(server, figures):
-    """low -> high -> low by `update`: each switch lands on the wanted width, with no packet
-    lost, no NACK and no freeze in the player (the server rewrote one unbroken stream)."""
+    """Ten switches by `update` between low, medium and high: each lands on the wanted width,
+    with no packet lost, no NACK and no freeze in the player (one unbroken stream)."""
     stream = "simulcast-update"
     async with chromium_page() as page:
         await _start_publisher(page, server, stream)
@@ -65,7 +65,9 @@ async def _update_switches(server, figures):
         before = await poll(page, "window.sim.inbound('p')",
                              lambda s: s["frameWidth"] == 320 and s["framesDecoded"] >= 20, 30, "low layer")
         switch_ms = []
-        for quality, width in (("high", 1280), ("low", 320), ("high", 1280)):
+        sequence = [("high", 1280), ("low", 320), ("medium", 640), ("high", 1280), ("medium", 640),
+                    ("low", 320), ("high", 1280), ("low", 320), ("medium", 640), ("high", 1280)]
+        for quality, width in sequence:
             requested = await page.evaluate("window.sim.now()")
             await page.evaluate(f"window.sim.update('p', {{video: {{quality: '{quality}'}}}})")
             after = await poll(page, "window.sim.inbound('p')",
@@ -81,7 +83,10 @@ async def _update_switches(server, figures):
             await poll(page, "window.sim.inbound('p')",
                         lambda s, n=after["framesDecoded"]: s["framesDecoded"] >= n + 15, 15, "frames after switch")
         final = await page.evaluate("window.sim.inbound('p')")
-        figures({"updateToLayerChangedMs": switch_ms, "before": before, "final": final})
+        ordered = sorted(switch_ms)
+        figures({"updateToLayerChangedMs": switch_ms, "p50Ms": ordered[len(ordered) // 2],
+                 "p95Ms": ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))],
+                 "before": before, "final": final})
         assert final["packetsLost"] == 0, f"the player saw a sequence gap: {final}"
         assert final["nackCount"] == 0, f"the player NACKed: {final}"
         assert final["freezeCount"] == 0, f"the player froze: {final}"

@@ -9,6 +9,11 @@ public struct ServerConfig: Sendable {
         public var hooksURL: String?
         public var hooksSecret: String?
         public var hooksTimeoutMs: Int
+        /// Publish caps (kbit/s, pixels, frames per second); nil: no cap.
+        public var maxBitrateKbps: Int? = nil
+        public var maxWidth: Int? = nil
+        public var maxHeight: Int? = nil
+        public var maxFps: Int? = nil
     }
 
     public var httpHost = "127.0.0.1"
@@ -85,7 +90,7 @@ public struct ServerConfig: Sendable {
             }
             var apps: [App] = []
             for (i, item) in array.enumerated() {
-                let app = try ConfigReader(item, path: "apps[\(i)]", known: ["key", "hooks"])
+                let app = try ConfigReader(item, path: "apps[\(i)]", known: ["key", "hooks", "limits"])
                 guard let key = app.object["key"]?.stringValue, !key.isEmpty else {
                     throw ConfigError(key: "apps[\(i)].key", problem: "is required and must be a non-empty string")
                 }
@@ -98,8 +103,17 @@ public struct ServerConfig: Sendable {
                 if let url, !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
                     throw ConfigError(key: "apps[\(i)].hooks.url", problem: "must be an http:// or https:// URL")
                 }
-                apps.append(App(key: key, hooksURL: url, hooksSecret: secret,
-                                hooksTimeoutMs: try hooks.int("timeoutMs", default: 5000, range: 100...60000)))
+                var entry = App(key: key, hooksURL: url, hooksSecret: secret,
+                                hooksTimeoutMs: try hooks.int("timeoutMs", default: 5000, range: 100...60000))
+                let limits = try app.child("limits", known: ["maxBitrateKbps", "maxWidth", "maxHeight", "maxFps"])
+                func cap(_ name: String, _ range: ClosedRange<Int>) throws(ConfigError) -> Int? {
+                    limits.object[name] == nil ? nil : try limits.int(name, default: 0, range: range)
+                }
+                entry.maxBitrateKbps = try cap("maxBitrateKbps", 1...10_000_000)
+                entry.maxWidth = try cap("maxWidth", 1...16384)
+                entry.maxHeight = try cap("maxHeight", 1...16384)
+                entry.maxFps = try cap("maxFps", 1...1000)
+                apps.append(entry)
             }
             config.apps = apps
         }
