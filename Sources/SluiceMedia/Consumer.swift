@@ -32,19 +32,23 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     private(set) var targetLayer = Int.max
     private var targetReason = LayerSelector.Reason.constraints
     private var notEnoughBandwidthReported = false
-    /// Estimated bandwidth towards the player, from its REMB (kbit/s).
-    private(set) var bandwidthKbps: Double?
+    /// Estimated bandwidth towards the player (kbit/s): its REMB, clean probes, loss.
+    private var estimate = BandwidthEstimate()
+    var bandwidthKbps: Double? { estimate.kbps }
     private var vp8 = VP8Munger()
     /// Outgoing video sequence number -> the source packet it carried (for NACKs).
     private var sent = SentPacketMap()
     private var retransmitted: UInt64 = 0
     // Bandwidth probing: padding that lets the player's estimate rise above what it receives.
     private var probeKbps: Double = 0
+    private var probeTotalKbps: Double = 0
     private var probeUntil: UInt64 = 0
+    private var probeClean = true
+    private var rembAtProbeStart: Double = 0
     private var lastProbeEnd: UInt64 = 0
     private var paddingSent: UInt64 = 0
-    static let probeMicros: UInt64 = 2_500_000
-    static let probeSpacingMicros: UInt64 = 1_500_000
+    static let probeMicros: UInt64 = 2_000_000
+    static let probeSpacingMicros: UInt64 = 1_000_000
     private var firsReceived: UInt64 = 0
     private var nacksReceived: UInt64 = 0
 
@@ -105,7 +109,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         let layers = producer.selectorLayers(now: now)
         let wanted = constraints.video ?? VideoConstraints()
         let choice: LayerSelector.Choice
-        if let chosen = LayerSelector.choose(layers: layers, constraints: wanted, bandwidthKbps: bandwidthKbps,
+        if let chosen = LayerSelector.choose(layers: layers, constraints: wanted, bandwidthKbps: limitingBandwidth(),
                                              current: currentLayer) {
             choice = chosen
         } else if targetLayer == Int.max {
@@ -183,13 +187,28 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         }
     }
 
+    /// The estimate the selector should respect. With `quality: auto` that is always the
+    /// estimate. A named quality is pinned unless the player shows congestion (loss, or an
+    /// estimate below what it is being sent): a receiver's estimate never rises far above what
+    /// it receives, so on its own it says nothing about a higher layer the player asked for.
+    private func limitingBandwidth() -> Double? {
+        guard let estimate = bandwidthKbps else { return nil }
+        if (constraints.video?.quality ?? .auto) == .auto { return estimate }
+        let sending = video?.bitrate.kbps ?? 0
+        let congested = remoteFractionLost > 0.02 || (sending > 0 && estimate < sending * 0.9)
+        return congested ? estimate : nil
+    }
+
     /// When bandwidth holds the player below the layer it asked for, and it reports no loss,
     /// pad up to the next layer's rate for a moment. A receiver-side estimator (REMB) never
     /// rises far above what it receives, so without this a player would never climb back.
     private func considerProbe(choice: LayerSelector.Choice, layers: [LayerSelector.Layer],
                                constraints: VideoConstraints, now: UInt64) {
         if probeUntil > now {
-            if remoteFractionLost > 0.02 { stopProbe(now: now) }
+            if remoteFractionLost > 0.02 {
+                probeClean = false
+                stopProbe(now: now)
+            }
             return
         }
         guard choice.reason == .bandwidth, let current = currentLayer, remoteFractionLost <= 0.02,
@@ -200,12 +219,18 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         guard let position = ranked.firstIndex(where: { $0.index == current }), position + 1 < ranked.count else { return }
         let up = ranked[position + 1]
         probeKbps = max(50, up.bitrateKbps * 1.4 - ranked[position].bitrateKbps)
+        probeTotalKbps = up.bitrateKbps * 1.4
         probeUntil = now + Self.probeMicros
+        probeClean = true
+        rembAtProbeStart = estimate.remb ?? 0
     }
 
     private func stopProbe(now: UInt64) {
+        let clean = probeClean && (estimate.remb ?? 0) >= rembAtProbeStart * 0.9
+        estimate.probeEnded(totalKbps: probeTotalKbps, clean: clean, now: now)
         probeUntil = 0
         lastProbeEnd = now
+        if clean { selectLayer(now: now) }
     }
 
     /// Padding-only RTP packets on the video stream (RFC 3550 P bit), between frames, with the
@@ -370,9 +395,9 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             case RTCPPacketType.payloadFeedback where packet.count == 15:
                 if let remb = RTCPREMB(parsing: packet.bytes) {
                     let previous = bandwidthKbps
-                    bandwidthKbps = Double(remb.bitrate) / 1000
+                    estimate.received(remb: Double(remb.bitrate) / 1000, now: now)
                     // A falling estimate is acted on at once; a rising one at the next tick.
-                    if let previous, bandwidthKbps! < previous * 0.85 { selectLayer(now: now) }
+                    if let previous, let current = bandwidthKbps, current < previous * 0.85 { selectLayer(now: now) }
                 }
             case RTCPPacketType.transportFeedback where packet.count == 1:
                 nacksReceived += 1
@@ -387,6 +412,12 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
                 for block in rr.reportBlocks where block.ssrc == video?.parameters.localSSRC || block.ssrc == audio?.parameters.localSSRC {
                     haveReceiverReport = true
                     remoteFractionLost = Double(block.fractionLost) / 256
+                    if block.ssrc == video?.parameters.localSSRC {
+                        if remoteFractionLost > 0.02, probeUntil > 0 { probeClean = false }
+                        let previous = bandwidthKbps
+                        estimate.received(lossFraction: remoteFractionLost, sentKbps: video?.bitrate.kbps ?? 0)
+                        if let previous, let current = bandwidthKbps, current < previous * 0.85 { selectLayer(now: now) }
+                    }
                     remoteLost = Int64(block.cumulativeLost)
                     let clock = block.ssrc == video?.parameters.localSSRC ? 90_000.0 : 48_000.0
                     remoteJitterMs = Double(block.jitter) * 1000 / clock

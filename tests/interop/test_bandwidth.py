@@ -98,12 +98,13 @@ async def _capped_player(server, figures, tmp_path):
 
             _run("tc", "qdisc", "add", "dev", "sl-srv", "root", "tbf", "rate", CAP, "burst", "20kb", "latency", "100ms")
             capped_at = time.monotonic()
-            low = await poll(player, "window.sim.inbound('p')", lambda s: 0 < s["frameWidth"] <= 640, 40,
-                              f"a lower layer under a {CAP} cap")
+            changes = "window.sim.events('p').filter((e) => e.params.type === 'layerChanged').map((e) => e.params.data)"
+            await poll(player, changes, lambda c: any(d["reason"] == "bandwidth" and d["width"] <= 640 for d in c),
+                       40, f"a layerChanged for bandwidth to a lower layer under a {CAP} cap")
             drop_s = round(time.monotonic() - capped_at, 1)
-            events = await player.evaluate("window.sim.events('p')")
-            reasons = [e["params"]["data"].get("reason") for e in events if e["params"]["type"] == "layerChanged"]
-            assert "bandwidth" in reasons, f"no layerChanged for bandwidth: {[e['params'] for e in events]}"
+            low = await poll(player, "window.sim.inbound('p')", lambda s: 0 < s["frameWidth"] <= 640, 20,
+                             "frames of the lower layer")
+            reasons = [d["reason"] for d in await player.evaluate(changes)]
 
             _run("tc", "qdisc", "del", "dev", "sl-srv", "root")
             lifted_at = time.monotonic()
