@@ -36,6 +36,8 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     private var estimate = BandwidthEstimate()
     var bandwidthKbps: Double? { estimate.kbps }
     private var vp8 = VP8Munger()
+    /// Highest VP8 temporal layer forwarded, from the `fps` constraint (255: all).
+    private(set) var maxTemporalLayer: UInt8 = 255
     /// Outgoing video sequence number -> the source packet it carried (for NACKs).
     private var sent = SentPacketMap()
     private var retransmitted: UInt64 = 0
@@ -121,6 +123,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             return
         }
         considerProbe(choice: choice, layers: layers, constraints: wanted, now: now)
+        maxTemporalLayer = Self.temporalLayerLimit(fpsCap: wanted.fps, timing: producer.layerTiming(choice.layer))
         if choice.layer != targetLayer {
             targetLayer = choice.layer
             targetReason = choice.reason
@@ -183,8 +186,26 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
                 }
                 switchLayer(to: layer, item)
             }
+            if let tid = item.temporalLayer, tid > maxTemporalLayer, !item.isKeyFrame {
+                // A frame rate cap: this temporal layer is not for this player.
+                video!.munger.skip(sequence: item.packet.sequenceNumber)
+                vp8.skip(UnsafeRawBufferPointer(item.packet.payload))
+                return
+            }
             send(item, track: &video!)
         }
+    }
+
+    /// The highest temporal layer that keeps the frame rate within `fpsCap`: with T layers
+    /// (each doubling the rate), layer k carries fps / 2^(T-1-k). 255 means all.
+    static func temporalLayerLimit(fpsCap: Int?, timing: (fps: Double, temporalLayers: Int)) -> UInt8 {
+        guard let cap = fpsCap, timing.temporalLayers > 1, timing.fps > 0 else { return 255 }
+        let top = timing.temporalLayers - 1
+        for k in stride(from: top, through: 0, by: -1) {
+            let rate = timing.fps / Double(1 << (top - k))
+            if rate <= Double(cap) * 1.1 { return UInt8(k) }
+        }
+        return 0
     }
 
     /// The estimate the selector should respect. With `quality: auto` that is always the

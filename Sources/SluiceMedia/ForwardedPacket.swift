@@ -9,6 +9,8 @@ struct ForwardedPacket: ~Copyable {
     /// The producer's simulcast layer (0 without simulcast, and for audio).
     let layer: Int
     let isKeyFrame: Bool
+    /// VP8 temporal layer index (TID), when the descriptor has one.
+    let temporalLayer: UInt8?
     let clockRate: UInt32
     /// Audio level of the source, when it sent one (RFC 6464), as its raw byte.
     let audioLevel: UInt8?

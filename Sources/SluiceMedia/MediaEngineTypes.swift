@@ -200,6 +200,8 @@ public struct LayerStats: Sendable, Equatable {
     public var fps: Double
     public var bitrateKbps: Double
     public var active: Bool
+    /// Temporal layers seen (VP8 TID + 1); 1 without temporal scalability.
+    public var temporalLayers = 1
 
     public init(index: Int, rid: String?, width: Int, height: Int, fps: Double, bitrateKbps: Double, active: Bool) {
         self.index = index

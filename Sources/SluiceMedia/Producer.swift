@@ -181,8 +181,8 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         audio!.stats.record(sequence: packet.sequenceNumber, timestamp: packet.timestamp, size: packet.buffer.count,
                             clockRate: clockRate, now: now, keyFrame: false)
         guard packet.payloadLength > 0 else { return }
-        router?.forward(ForwardedPacket(packet: packet, kind: .audio, layer: 0, isKeyFrame: false, clockRate: clockRate,
-                                        audioLevel: audioLevel, now: now))
+        router?.forward(ForwardedPacket(packet: packet, kind: .audio, layer: 0, isKeyFrame: false, temporalLayer: nil,
+                                        clockRate: clockRate, audioLevel: audioLevel, now: now))
     }
 
     @inline(__always)
@@ -192,7 +192,17 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         layers[layer].retransmissions.store(UnsafeRawBufferPointer(packet.buffer), sequence: packet.sequenceNumber,
                                             pool: transport.worker.pool)
         let payload = UnsafeRawBufferPointer(packet.payload)
-        let keyFrame = videoCodec.isKeyFrame(payload)
+        let keyFrame: Bool
+        var temporalLayer: UInt8?
+        if videoCodec == .vp8, let descriptor = VP8PayloadDescriptor(parsing: payload) {
+            keyFrame = descriptor.isKeyFrame
+            temporalLayer = descriptor.temporalLayerIndex
+            if let tid = temporalLayer, Int(tid) + 1 > layers[layer].temporalLayers {
+                layers[layer].temporalLayers = Int(tid) + 1
+            }
+        } else {
+            keyFrame = videoCodec.isKeyFrame(payload)
+        }
         if keyFrame, let size = videoCodec.keyFrameSize(payload),
            size.width != layers[layer].width || size.height != layers[layer].height {
             layers[layer].width = size.width
@@ -209,7 +219,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         // Padding-only packets (bandwidth probes) carry nothing for players.
         guard packet.payloadLength > 0 else { return }
         router?.forward(ForwardedPacket(packet: packet, kind: .video, layer: layer, isKeyFrame: keyFrame,
-                                        clockRate: clockRate, audioLevel: nil, now: now))
+                                        temporalLayer: temporalLayer, clockRate: clockRate, audioLevel: nil, now: now))
     }
 
     /// The top layer's size is the stream's size: report a change as `resize`.
@@ -241,6 +251,11 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
             LayerSelector.Layer(index: i, width: layers[i].width, height: layers[i].height, fps: layers[i].frames.fps,
                                 bitrateKbps: layers[i].bitrate.kbps, active: layers[i].isActive(now: now))
         }
+    }
+
+    /// Frame rate and temporal layer count of a layer (1 when it has no temporal layers).
+    func layerTiming(_ layer: Int) -> (fps: Double, temporalLayers: Int) {
+        layers.indices.contains(layer) ? (layers[layer].frames.fps, layers[layer].temporalLayers) : (0, 1)
     }
 
     func layerSize(_ layer: Int) -> (width: Int, height: Int) {
@@ -380,9 +395,11 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
                 s.packetsLost += layer.stats.cumulativeLost
                 s.keyFrames += layer.stats.keyFrames
                 s.jitterMs = max(s.jitterMs, layer.stats.jitterMillis(clockRate: video.clockRate))
-                s.layers.append(LayerStats(index: i, rid: layer.rid?.description, width: layer.width, height: layer.height,
-                                           fps: layer.frames.fps, bitrateKbps: layer.bitrate.kbps,
-                                           active: layer.isActive(now: now)))
+                var entry = LayerStats(index: i, rid: layer.rid?.description, width: layer.width, height: layer.height,
+                                       fps: layer.frames.fps, bitrateKbps: layer.bitrate.kbps,
+                                       active: layer.isActive(now: now))
+                entry.temporalLayers = layer.temporalLayers
+                s.layers.append(entry)
             }
             s.nacks = nacksSent
             if let top = layers.max(by: { $0.width * $0.height < $1.width * $1.height }) {

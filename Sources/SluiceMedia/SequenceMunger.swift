@@ -60,6 +60,16 @@ public struct SequenceMunger {
         return (UInt16(truncatingIfNeeded: lastOutSequence), UInt32(truncatingIfNeeded: lastOutTimestamp))
     }
 
+    /// Leaves a source packet out (a temporal layer the player does not get) without leaving
+    /// a gap: later packets move down by one. Only a packet that would have been the next one
+    /// sent can go this way; an older one stays a gap the player may NACK.
+    public mutating func skip(sequence: UInt16) {
+        guard started else { return }
+        let extended = sourceSequence.unwrap(sequence)
+        guard extended >= startSequence, extended - sequenceOffset == lastOutSequence + 1 else { return }
+        sequenceOffset += 1
+    }
+
     /// The rewrite for one packet of the current source.
     @inline(__always)
     public mutating func map(sequence: UInt16, timestamp: UInt32, now: UInt64) -> Decision {

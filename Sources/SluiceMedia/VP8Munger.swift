@@ -9,6 +9,18 @@ struct VP8Munger {
     private var lastTL0: Int?
     private var restarting = true
 
+    private var lastSkippedPicture = -1
+
+    /// A whole picture the player does not get (a higher temporal layer): later pictures move
+    /// down by one so the player sees consecutive picture ids. Called for each of its packets.
+    mutating func skip(_ payload: UnsafeRawBufferPointer) {
+        guard let descriptor = VP8PayloadDescriptor(parsing: payload), let picture = descriptor.pictureID else { return }
+        let incoming = Int(picture)
+        guard incoming != lastSkippedPicture, !restarting else { return }
+        lastSkippedPicture = incoming
+        pictureIDOffset = (pictureIDOffset + 1) % (descriptor.hasLongPictureID ? 0x8000 : 0x80)
+    }
+
     /// The next packet starts a new source.
     mutating func restart() {
         restarting = true

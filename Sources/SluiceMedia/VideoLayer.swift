@@ -15,6 +15,8 @@ struct VideoLayer {
     var lastKeyFrameRequest: UInt64 = 0
     /// The publisher's retransmission stream (RTX, RFC 4588) for this layer, once known.
     var rtxSSRC: UInt32?
+    /// Temporal layers seen in its VP8 descriptors (highest TID + 1).
+    var temporalLayers = 1
     var retransmissions = RetransmissionBuffer()
     var nacks = NackGenerator()
 

@@ -47,6 +47,7 @@ public enum MediaJSON {
                 entry["fps"] = JSONValue(layer.fps)
                 entry["bitrate"] = JSONValue(layer.bitrateKbps)
                 entry["active"] = .bool(layer.active)
+                entry["temporalLayers"] = JSONValue(layer.temporalLayers)
                 return .object(entry)
             })
         }

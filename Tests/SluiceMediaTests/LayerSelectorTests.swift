@@ -71,3 +71,18 @@ struct LayerSelectorTests {
         }
     }
 }
+
+struct TemporalLayerLimitTests {
+    @Test(arguments: [
+        (nil as Int?, 30.0, 3, UInt8(255)),  // no cap
+        (30, 30.0, 1, 255),                  // no temporal layers: nothing to drop
+        (30, 30.0, 3, 2),                    // the cap allows every layer
+        (15, 30.0, 3, 1),                    // half rate: TL0 and TL1
+        (10, 30.0, 3, 0),                    // 7.5 fps is the lowest step
+        (5, 30.0, 3, 0),                     // below the lowest step: still TL0
+        (15, 30.0, 2, 0),                    // two layers: TL0 is half rate
+    ])
+    func limits(cap: Int?, fps: Double, layers: Int, expected: UInt8) {
+        #expect(Consumer.temporalLayerLimit(fpsCap: cap, timing: (fps, layers)) == expected)
+    }
+}

@@ -67,6 +67,19 @@ struct SequenceMungerTests {
         #expect(munger.map(sequence: 8, timestamp: 3900, now: 0) == .forward(sequenceNumber: 103, timestamp: 3000))
     }
 
+    /// Dropping a temporal layer: skipped packets leave no gap; an out-of-order skip does.
+    @Test func skippedPacketsLeaveNoGap() {
+        var munger = SequenceMunger(initialSequence: 10, initialTimestamp: 0)
+        munger.restart(atSequence: 100, timestamp: 0, clockRate: 90_000, now: 0)
+        #expect(seqs([munger.map(sequence: 100, timestamp: 0, now: 0)]) == [10])
+        munger.skip(sequence: 101)
+        munger.skip(sequence: 102)
+        #expect(seqs([munger.map(sequence: 103, timestamp: 0, now: 0)]) == [11])
+        #expect(seqs([munger.map(sequence: 105, timestamp: 0, now: 0)]) == [13])  // 104 lost upstream
+        munger.skip(sequence: 104)                                                  // arrives late: stays a gap
+        #expect(seqs([munger.map(sequence: 106, timestamp: 0, now: 0)]) == [14])
+    }
+
     @Test func notStartedDrops() {
         var munger = SequenceMunger(initialSequence: 1, initialTimestamp: 0)
         #expect(munger.map(sequence: 5, timestamp: 0, now: 0) == .drop)

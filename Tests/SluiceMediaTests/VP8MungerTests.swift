@@ -36,6 +36,18 @@ struct VP8MungerTests {
         #expect(rewrite(&munger, pictureID: 0x7ff0, tl0: 10) == (3, 3))
     }
 
+    /// Pictures of a dropped temporal layer leave no hole in the picture ids.
+    @Test func skippedPicturesLeaveNoHole() {
+        var munger = VP8Munger()
+        #expect(rewrite(&munger, pictureID: 10, tl0: 1) == (10, 1))
+        for _ in 0..<2 {  // two packets of picture 11
+            descriptor(pictureID: 11, tl0: 1).withUnsafeBytes { munger.skip($0) }
+        }
+        #expect(rewrite(&munger, pictureID: 12, tl0: 2) == (11, 2))
+        descriptor(pictureID: 0x7fff, tl0: 2).withUnsafeBytes { munger.skip($0) }
+        #expect(rewrite(&munger, pictureID: 0, tl0: 3) == (0x7fff - 2 + 1, 3))
+    }
+
     @Test func retransmissionWritesRecordedValues() {
         var bytes = descriptor(pictureID: 9, tl0: 9)
         bytes.withUnsafeMutableBytes { VP8Munger.write(pictureID: 300, tl0PicIdx: 77, into: $0) }

@@ -90,7 +90,7 @@ window.sim = (() => {
         out = {framesDecoded: s.framesDecoded || 0, frameWidth: s.frameWidth || 0,
                frameHeight: s.frameHeight || 0, packetsLost: s.packetsLost || 0,
                nackCount: s.nackCount || 0, freezeCount: s.freezeCount || 0,
-               pliCount: s.pliCount || 0, at: performance.now()};
+               pliCount: s.pliCount || 0, framesPerSecond: s.framesPerSecond || 0, at: performance.now()};
       }
     });
     return out;
@@ -100,6 +100,7 @@ window.sim = (() => {
   api.statuses = (name) => api.players[name].client.notes
     .filter((n) => n.method === 'streamStatus').map((n) => n.params.status);
   api.now = () => performance.now();
+  api.publisherStats = () => api.pub.client.call('getStats', {handle: api.pub.handle});
   return api;
 })();
 """

@@ -91,3 +91,33 @@ async def _update_switches(server, figures):
         assert final["nackCount"] == 0, f"the player NACKed: {final}"
         assert final["freezeCount"] == 0, f"the player froze: {final}"
         assert final["framesDecoded"] > before["framesDecoded"]
+
+
+def test_fps_cap_drops_temporal_layers(server, figures):
+    asyncio.run(_fps_cap(server, figures))
+
+
+async def _fps_cap(server, figures):
+    """`fps: 10` on a layer with three VP8 temporal layers: the player gets TL0 (and TL1 when
+    the publisher runs below 30 fps) only, as one unbroken stream (no loss, no NACK, no freeze)."""
+    stream = "simulcast-fps"
+    async with chromium_page() as page:
+        await _start_publisher(page, server, stream)
+        for name, video in (("full", {"quality": "high"}), ("half", {"quality": "high", "fps": 10})):
+            await page.evaluate("([url, stream, name, c]) => window.sim.play(url, stream, name, c)",
+                                [server.ws_url, stream, name, {"video": video}])
+            await poll(page, f"window.sim.inbound('{name}')",
+                       lambda s: s["frameWidth"] == 1280 and s["framesDecoded"] >= 10, 30, f"{name} at 1280")
+        published = await page.evaluate("window.sim.publisherStats()")
+        top = max(published["video"]["layers"], key=lambda l: l["width"])
+        assert top["temporalLayers"] >= 2, f"the publisher sends no VP8 temporal layers: {published['video']}"
+        start = {n: await page.evaluate(f"window.sim.inbound('{n}')") for n in ("full", "half")}
+        await asyncio.sleep(4)
+        end = {n: await page.evaluate(f"window.sim.inbound('{n}')") for n in ("full", "half")}
+        rate = {n: (end[n]["framesDecoded"] - start[n]["framesDecoded"]) / ((end[n]["at"] - start[n]["at"]) / 1000)
+                for n in ("full", "half")}
+        figures({"decodedFps": {n: round(r, 1) for n, r in rate.items()}, "topLayer": top, "half": end["half"]})
+        assert rate["half"] <= rate["full"] * 0.7, f"the capped player decoded {rate}"
+        assert rate["half"] >= rate["full"] * 0.15, f"the capped player lost its base layers: {rate}"
+        for key in ("packetsLost", "nackCount", "freezeCount"):
+            assert end["half"][key] == 0, f"capped player {key}: {end['half']}"
