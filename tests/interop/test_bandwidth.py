@@ -22,7 +22,7 @@ NETNS = "sluice-player"
 SERVER_ADDR = "127.0.0.2"
 PLAYER_ADDR = "127.0.0.3"
 WIDTHS = {"q": 320, "h": 640, "f": 1280}
-CAP = "250kbit"
+CAP = "100kbit"  # below the lowest layer (~150 kbit/s): notEnoughBandwidth too
 
 
 def _run(*args: str) -> None:
@@ -105,12 +105,19 @@ async def _capped_player(server, figures, tmp_path):
             low = await poll(player, "window.sim.inbound('p')", lambda s: 0 < s["frameWidth"] <= 640, 20,
                              "frames of the lower layer")
             reasons = [d["reason"] for d in await player.evaluate(changes)]
+            events = await player.evaluate("window.sim.events('p').map((e) => e.params.type)")
+            assert "notEnoughBandwidth" in events, f"no notEnoughBandwidth under a {CAP} cap: {events}"
 
             _run("tc", "qdisc", "del", "dev", "sl-srv", "root")
             lifted_at = time.monotonic()
             await poll(player, "window.sim.inbound('p')", lambda s: s["frameWidth"] == 1280, 90,
                         "the top layer again after the cap was lifted")
             climb_s = round(time.monotonic() - lifted_at, 1)
+            # Steady conditions: no flapping once back on top.
+            settled = len(await player.evaluate(changes))
+            await asyncio.sleep(6)
+            later = await player.evaluate(changes)
+            assert len(later) == settled, f"the layer flapped under steady conditions: {later[settled:]}"
             final = await player.evaluate("window.sim.inbound('p')")
             figures({"cap": CAP, "capToLowerLayerS": drop_s, "liftToTopLayerS": climb_s,
                      "whileCapped": low, "final": final, "layerChangedReasons": reasons})
