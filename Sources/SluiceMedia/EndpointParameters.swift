@@ -58,10 +58,12 @@ public struct TrackParameters: Sendable, Equatable {
 public struct SimulcastLayerParameters: Sendable, Equatable {
     public var rid: String?
     public var ssrc: UInt32?
+    public var rtxSSRC: UInt32?
 
-    public init(rid: String?, ssrc: UInt32?) {
+    public init(rid: String?, ssrc: UInt32?, rtxSSRC: UInt32? = nil) {
         self.rid = rid
         self.ssrc = ssrc
+        self.rtxSSRC = rtxSSRC
     }
 }
 

@@ -77,7 +77,7 @@ struct Negotiation {
             feedback: .init(nack: media.feedback.nack, pli: media.feedback.pli, fir: media.feedback.fir,
                             remb: media.feedback.remb, transportCC: media.feedback.transportCC))
         track.simulcast = media.simulcastLayers.filter { !$0.paused }.map {
-            SimulcastLayerParameters(rid: $0.rid, ssrc: $0.ssrc)
+            SimulcastLayerParameters(rid: $0.rid, ssrc: $0.ssrc, rtxSSRC: $0.rtxSSRC)
         }
         return track
     }

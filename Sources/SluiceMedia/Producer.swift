@@ -55,9 +55,10 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         videoCodec = CodecKind(parameters.video?.codecName ?? "")
         if let v = parameters.video {
             if v.simulcast.count > 1 {
-                layers = v.simulcast.map { VideoLayer(rid: $0.rid, ssrc: $0.ssrc) }
+                layers = v.simulcast.map { VideoLayer(rid: $0.rid, ssrc: $0.ssrc, rtxSSRC: $0.rtxSSRC) }
             } else {
-                layers = [VideoLayer(rid: nil, ssrc: v.simulcast.first?.ssrc ?? v.remoteSSRCs.first)]
+                layers = [VideoLayer(rid: nil, ssrc: v.simulcast.first?.ssrc ?? v.remoteSSRCs.first,
+                                     rtxSSRC: v.simulcast.first?.rtxSSRC ?? v.remoteRTXSSRCs.first)]
             }
         }
     }
@@ -116,19 +117,11 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     /// The layer an RTX packet repairs: by its SSRC once known, else its repaired-rid, else
     /// (one layer) the only one.
     private func rtxLayer(of packet: RTPPacket, _ video: TrackParameters) -> Int? {
-        let ssrc = packet.ssrc
-        for i in layers.indices where layers[i].rtxSSRC == ssrc { return i }
-        if isSimulcast {
-            guard let id = video.extensions.repairedRid, let value = packet.extensionValue(id: id),
-                  let rid = RTPToken(UnsafeRawBufferPointer(value)) else { return nil }
-            for i in layers.indices where layers[i].rid == rid {
-                layers[i].rtxSSRC = ssrc
-                return i
-            }
-            return nil
+        var rid: RTPToken?
+        if isSimulcast, let id = video.extensions.repairedRid, let value = packet.extensionValue(id: id) {
+            rid = RTPToken(UnsafeRawBufferPointer(value))
         }
-        layers[0].rtxSSRC = ssrc
-        return 0
+        return SimulcastDemuxer.rtxLayer(ssrc: packet.ssrc, repairedRid: rid, layers: &layers)
     }
 
     /// The stored copy of a packet of `layer`, for a player's NACK.
@@ -146,21 +139,12 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     /// extension, else (no simulcast) by payload type.
     @inline(__always)
     private func videoLayer(of packet: RTPPacket, _ video: TrackParameters) -> Int? {
-        let ssrc = packet.ssrc
-        for i in layers.indices where layers[i].ssrc == ssrc { return i }
-        guard packet.payloadType == video.payloadType else { return nil }
-        if isSimulcast {
-            guard let id = video.extensions.rid, let value = packet.extensionValue(id: id),
-                  let rid = RTPToken(UnsafeRawBufferPointer(value)) else { return nil }
-            for i in layers.indices where layers[i].rid == rid && layers[i].ssrc == nil {
-                layers[i].ssrc = ssrc
-                return i
-            }
-            return nil
+        var rid: RTPToken?
+        if isSimulcast, let id = video.extensions.rid, let value = packet.extensionValue(id: id) {
+            rid = RTPToken(UnsafeRawBufferPointer(value))
         }
-        guard layers[0].ssrc == nil else { return nil }
-        layers[0].ssrc = ssrc
-        return 0
+        return SimulcastDemuxer.layer(ssrc: packet.ssrc, payloadType: packet.payloadType, rid: rid,
+                                      mediaPayloadType: video.payloadType, layers: &layers)
     }
 
     private func announcePublishing() {
