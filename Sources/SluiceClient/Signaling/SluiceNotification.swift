@@ -53,6 +53,11 @@ public enum StreamRole: String, Sendable, Hashable {
 public struct SessionStatusUpdate: Sendable, Hashable {
     public var status: SessionStatus
     public var info: String?
+
+    public init(status: SessionStatus, info: String? = nil) {
+        self.status = status
+        self.info = info
+    }
 }
 
 /// The params of a `streamStatus` notification.
@@ -62,6 +67,14 @@ public struct StreamStatusUpdate: Sendable, Hashable {
     public var role: StreamRole
     public var status: StreamStatus
     public var info: String?
+
+    public init(handle: String, stream: String, role: StreamRole, status: StreamStatus, info: String? = nil) {
+        self.handle = handle
+        self.stream = stream
+        self.role = role
+        self.status = status
+        self.info = info
+    }
 }
 
 /// The params of a `streamEvent` notification.
@@ -72,6 +85,14 @@ public struct StreamEvent: Sendable, Hashable {
     /// "publisher", "server" or "player".
     public var by: String?
     public var data: JSONValue?
+
+    public init(handle: String, stream: String, type: StreamEventType, by: String? = nil, data: JSONValue? = nil) {
+        self.handle = handle
+        self.stream = stream
+        self.type = type
+        self.by = by
+        self.data = data
+    }
 }
 
 /// What the server tells the client without being asked, in the order it was sent.
