@@ -94,3 +94,87 @@ final class PlayerRecorder: PeerConnectionDelegate, @unchecked Sendable {
         try await publisherSession.disconnect()
     }
 }
+
+/// Control messages around a running stream: PLI from a player reaches the publisher as a key
+/// frame request; mute on the publish handle reaches the player as a `streamEvent`; a play
+/// with `wait: true` before anyone publishes turns PLAYING when the publisher comes.
+@Suite(.serialized) struct StreamControlTests {
+    @Test func waitingPlayerKeyFrameRequestAndMute() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+
+        let (playerSession, playerLog) = try await server.connectedSession()
+        let player = try PeerConnection(configuration: .init(role: .play))
+        defer { player.close() }
+        let recorder = PlayerRecorder()
+        player.delegate = recorder
+        let played = try await playerSession.play(stream: "later", sdp: player.localDescription, wait: true)
+        try await player.setRemoteDescription(played.sdp)
+        try await player.waitUntilConnected()
+        _ = try await playerLog.streamStatus(handle: played.handle, .pending)
+
+        let (publisherSession, publisherLog) = try await server.connectedSession()
+        let publisher = try PeerConnection(configuration: .init(role: .publish))
+        defer { publisher.close() }
+        let source = SyntheticPublisher(video: .init(width: 160, height: 120, fps: 30, bitrateKbps: 200,
+                                                     keyFrameIntervalSeconds: 60))
+        publisher.delegate = source
+        let published = try await publisherSession.publish(stream: "later", sdp: publisher.localDescription)
+        try await publisher.setRemoteDescription(published.sdp)
+        try await publisher.waitUntilConnected()
+        _ = try await playerLog.streamStatus(handle: played.handle, .playing)
+        #expect(await eventually { recorder.video.packets > 0 })
+
+        // Key frames are a minute apart, so another one can only come from a request. The
+        // server throttles PLIs per layer, so the player repeats its request until it is heard.
+        let before = recorder.video.keyFrames
+        #expect(await eventually {
+            player.perform { player.requestKeyFrame() }
+            usleep(50_000)
+            return recorder.video.keyFrames > before
+        })
+        #expect(await eventually { onWorker(publisher) { publisher.keyFrameRequestsReceived } > 0 })
+
+        try await publisherSession.mute(handle: published.handle, kind: .video)
+        let muted = try await playerLog.first { n in
+            if case .streamEvent(let e) = n { return e.handle == played.handle && e.type == .videoMuted }
+            return false
+        }
+        #expect(muted == .streamEvent(StreamEvent(handle: played.handle, stream: "later", type: .videoMuted, by: "publisher")))
+        try await publisherSession.unmute(handle: published.handle, kind: .video)
+        _ = try await playerLog.first { n in
+            if case .streamEvent(let e) = n { return e.type == .videoUnmuted && e.by == "publisher" }
+            return false
+        }
+        _ = publisherLog
+        let video = recorder.video
+        #expect(video.lost == 0 && video.duplicates == 0)
+
+        try await publisherSession.disconnect()
+        let ended = try await playerLog.streamStatus(handle: played.handle, .unpublished)
+        #expect(ended.info == "Stopped by publisher stop")
+        try await playerSession.disconnect()
+    }
+
+    @Test func answerWithoutLoopbackCandidateIsRefused() async throws {
+        let connection = try PeerConnection(configuration: .init(role: .play))
+        defer { connection.close() }
+        let answer = ServerAnswerTests.answer.replacingOccurrences(of: "127.0.0.1 20000", with: "10.9.9.9 20000")
+            .replacingOccurrences(of: "c=IN IP4 127.0.0.1", with: "c=IN IP4 10.9.9.9")
+        await #expect(throws: PeerConnectionError.noUsableCandidate) { try await connection.setRemoteDescription(answer) }
+        #expect(connection.state == .new)
+    }
+}
+
+/// Reads a value on the connection's worker thread.
+func onWorker<T: Sendable>(_ connection: PeerConnection, _ body: @escaping @Sendable () -> T) -> T {
+    let result = Mutex<T?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    connection.perform {
+        let value = body()
+        result.withLock { $0 = value }
+        done.signal()
+    }
+    done.wait()
+    return result.withLock { $0! }
+}

@@ -121,3 +121,11 @@ func eventually(within seconds: Double = 10, _ condition: () -> Bool) async -> B
     }
     return condition()
 }
+
+extension Optional {
+    /// The value, or a thrown error (for expressions `#require` cannot take, such as mutating calls).
+    func unwrapped(_ what: String = "value") throws -> Wrapped {
+        guard let self else { throw ClientTestError("no \(what)") }
+        return self
+    }
+}

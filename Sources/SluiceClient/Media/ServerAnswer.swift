@@ -18,6 +18,11 @@ public struct ServerAnswer: Sendable, Hashable {
     public struct Candidate: Sendable, Hashable {
         public var ip: String
         public var port: Int
+
+        public init(ip: String, port: Int) {
+            self.ip = ip
+            self.port = port
+        }
     }
 
     public var iceUfrag: String
