@@ -14,7 +14,7 @@ final class PlayerRecorder: PeerConnectionDelegate, @unchecked Sendable {
 
     let snapshot = Mutex(Snapshot(video: ReceivedStreamStats(codec: .vp8), audio: ReceivedStreamStats(codec: .opus)))
 
-    func peerConnection(_ connection: PeerConnection, didReceiveRTP packet: RTPPacket, kind: MediaKindName?, now: UInt64) {
+    func peerConnection(_ connection: PeerConnection, didReceiveRTP packet: RTPPacket, kind: TrackKind?, now: UInt64) {
         snapshot.withLock { s in
             switch kind {
             case .video: s.video.record(packet, now: now)

@@ -79,7 +79,7 @@ import Testing
 
     @Test func openFailsWhenNothingListens() async throws {
         // A port from the test range with no server: connect is refused at once.
-        let session = SluiceSession(host: "127.0.0.1", port: 1)
+        let session = try SluiceSession(host: "127.0.0.1", port: 1).unwrapped("session URL")
         await #expect(throws: SignalingError.self) { try await session.open() }
         await #expect(throws: SignalingError.notOpen) { try await session.ping() }
     }

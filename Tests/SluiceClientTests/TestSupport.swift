@@ -44,7 +44,7 @@ final class TestServer {
 
     /// An open session (WebSocket up, `connect` not sent).
     func openSession() async throws -> (SluiceSession, NotificationLog) {
-        let session = SluiceSession(host: "127.0.0.1", port: port)
+        let session = try SluiceSession(host: "127.0.0.1", port: port).unwrapped("session URL")
         let log = NotificationLog(session)
         try await session.open()
         return (session, log)

@@ -260,7 +260,7 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
     /// queues it. False (nothing sent) before the connection is up, when the pool is empty, or
     /// when `writePayload` returns 0 or more than it was given. Allocates nothing.
     @discardableResult
-    public func send(_ kind: MediaKindName, marker: Bool, timestamp: UInt32, now: UInt64,
+    public func send(_ kind: TrackKind, marker: Bool, timestamp: UInt32, now: UInt64,
                      writePayload: (UnsafeMutableRawBufferPointer) -> Int) -> Bool {
         guard let transport, transport.isConnected, let buffer = worker.pool.take() else { return false }
         let area = UnsafeMutableRawBufferPointer(start: worker.pool.pointer(buffer), count: Self.maxPacketSize)
@@ -293,7 +293,7 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
 
     /// Copies `payload` into a packet; see `send(_:marker:timestamp:now:writePayload:)`.
     @discardableResult
-    public func send(_ kind: MediaKindName, marker: Bool, timestamp: UInt32, now: UInt64,
+    public func send(_ kind: TrackKind, marker: Bool, timestamp: UInt32, now: UInt64,
                      payload: UnsafeRawBufferPointer) -> Bool {
         send(kind, marker: marker, timestamp: timestamp, now: now) { space in
             guard payload.count <= space.count, let source = payload.baseAddress else { return 0 }
@@ -303,7 +303,7 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
     }
 
     /// Packets and payload bytes sent per kind.
-    public func sentCounts(_ kind: MediaKindName) -> (packets: UInt64, bytes: UInt64) {
+    public func sentCounts(_ kind: TrackKind) -> (packets: UInt64, bytes: UInt64) {
         let stream = kind == .audio ? audioStream : videoStream
         return (stream.packets, stream.bytes)
     }
@@ -357,7 +357,7 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
         guard let rtp = RTPPacket(parsing: packet) else { return }
         packetsReceived += 1
         let type = Int(rtp.payloadType)
-        let kind: MediaKindName? = type == videoPayloadType ? .video : type == audioPayloadType ? .audio : nil
+        let kind: TrackKind? = type == videoPayloadType ? .video : type == audioPayloadType ? .audio : nil
         delegate?.peerConnection(self, didReceiveRTP: rtp, kind: kind, now: now)
     }
 

@@ -8,7 +8,7 @@ public protocol PeerConnectionDelegate: AnyObject {
     /// `info` is one of the "Failed by ..." strings of PROTOCOL.md.
     func peerConnection(_ connection: PeerConnection, didFail info: String)
     /// A decrypted RTP packet; `kind` from its payload type, nil when it matches neither.
-    func peerConnection(_ connection: PeerConnection, didReceiveRTP packet: RTPPacket, kind: MediaKindName?, now: UInt64)
+    func peerConnection(_ connection: PeerConnection, didReceiveRTP packet: RTPPacket, kind: TrackKind?, now: UInt64)
     /// A decrypted (compound) RTCP packet.
     func peerConnection(_ connection: PeerConnection, didReceiveRTCP packet: UnsafeMutableRawBufferPointer, now: UInt64)
     /// A publisher got a PLI or FIR for its video SSRC.
@@ -20,7 +20,7 @@ public protocol PeerConnectionDelegate: AnyObject {
 extension PeerConnectionDelegate {
     public func peerConnectionDidConnect(_ connection: PeerConnection) {}
     public func peerConnection(_ connection: PeerConnection, didFail info: String) {}
-    public func peerConnection(_ connection: PeerConnection, didReceiveRTP packet: RTPPacket, kind: MediaKindName?, now: UInt64) {}
+    public func peerConnection(_ connection: PeerConnection, didReceiveRTP packet: RTPPacket, kind: TrackKind?, now: UInt64) {}
     public func peerConnection(_ connection: PeerConnection, didReceiveRTCP packet: UnsafeMutableRawBufferPointer, now: UInt64) {}
     public func peerConnectionDidRequestKeyFrame(_ connection: PeerConnection, now: UInt64) {}
     public func peerConnection(_ connection: PeerConnection, tick now: UInt64) {}

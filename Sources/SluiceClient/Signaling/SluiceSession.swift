@@ -20,7 +20,7 @@ private enum PendingRequest {
     case answered(Result<JSONValue, Error>)
 }
 
-public enum MediaKindName: String, Sendable, Hashable {
+public enum TrackKind: String, Sendable, Hashable {
     case audio, video
 }
 
@@ -53,10 +53,11 @@ public final class SluiceSession: @unchecked Sendable {
         (notifications, notificationSink) = AsyncStream.makeStream(of: SluiceNotification.self)
     }
 
-    /// A session on `ws://host:port/ws`.
-    public convenience init(host: String, port: Int, requestTimeout: TimeInterval = 10) {
+    /// A session on `ws://host:port/ws`; nil when that makes no URL.
+    public convenience init?(host: String, port: Int, requestTimeout: TimeInterval = 10) {
         let hostPart = host.contains(":") ? "[\(host)]" : host
-        self.init(url: URL(string: "ws://\(hostPart):\(port)/ws")!, requestTimeout: requestTimeout)
+        guard let url = URL(string: "ws://\(hostPart):\(port)/ws") else { return nil }
+        self.init(url: url, requestTimeout: requestTimeout)
     }
 
     deinit {
@@ -66,7 +67,7 @@ public final class SluiceSession: @unchecked Sendable {
     /// Opens the WebSocket. `connect` is the first request to make afterwards.
     public func open() async throws {
         try await channel.open { [weak self] event in self?.handle(event) }
-        lock.withLock {
+        lock.critical {
             if closedError == nil { isOpen = true }
         }
     }
@@ -114,11 +115,11 @@ public final class SluiceSession: @unchecked Sendable {
         _ = try await call("update", params: ["handle": .string(handle), "constraints": constraints.json])
     }
 
-    public func mute(handle: String, kind: MediaKindName) async throws {
+    public func mute(handle: String, kind: TrackKind) async throws {
         _ = try await call("mute", params: ["handle": .string(handle), "kind": .string(kind.rawValue)])
     }
 
-    public func unmute(handle: String, kind: MediaKindName) async throws {
+    public func unmute(handle: String, kind: TrackKind) async throws {
         _ = try await call("unmute", params: ["handle": .string(handle), "kind": .string(kind.rawValue)])
     }
 
@@ -159,7 +160,7 @@ public final class SluiceSession: @unchecked Sendable {
         do {
             try await channel.send(text: try JSONValue.object(envelope).serialized())
         } catch {
-            lock.withLock { pending[id] = nil }
+            lock.critical { pending[id] = nil }
             throw error
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + requestTimeout) { [weak self] in

@@ -35,7 +35,7 @@ public final class URLSessionSignalingChannel: NSObject, SignalingChannel, URLSe
     }
 
     public func send(text: String) async throws {
-        let task = lock.withLock { finished ? nil : self.task }
+        let task = lock.critical { finished ? nil : self.task }
         guard let task else { throw SignalingError.notOpen }
         try await task.send(.string(text))
     }

@@ -34,7 +34,7 @@ public final class POSIXWebSocketChannel: SignalingChannel, @unchecked Sendable 
         }
         let port = url.port ?? 80
         let path = (url.path.isEmpty ? "/" : url.path) + (url.query.map { "?" + $0 } ?? "")
-        lock.withLock { self.handler = handler }
+        lock.critical { self.handler = handler }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
             Thread.detachNewThread { [self] in
                 let leftover: [UInt8]
