@@ -98,7 +98,7 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
     private var videoPayloadType: Int = -1
     private var remoteVideoSSRC: UInt32 = 0
 
-    /// Counters, written on the worker thread; read them there or racily for progress lines.
+    /// Counters, written on the worker thread: read them there (`perform`).
     public private(set) var packetsReceived: UInt64 = 0
     public private(set) var keyFrameRequestsReceived: UInt64 = 0
 
@@ -168,6 +168,16 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
             dtlsRole: .client, consentTimeoutMicros: UInt64(configuration.consentTimeoutSeconds) * 1_000_000,
             remoteCandidate: remote)
         stateValue.store(State.connecting.rawValue, ordering: .releasing)
+        do {
+            try await start(answer: answer, parameters: parameters)
+        } catch {
+            stateValue.store(State.failed.rawValue, ordering: .releasing)
+            resumeWaiters(with: .failure(error), failure: "\(error)")
+            throw error
+        }
+    }
+
+    private func start(answer: ServerAnswer, parameters: TransportParameters) async throws {
         try await onWorker {
             self.audioPayloadType = answer.audio.map { Int($0.payloadType) } ?? -1
             self.videoPayloadType = answer.video.map { Int($0.payloadType) } ?? -1
@@ -184,11 +194,10 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
 
     /// Returns once DTLS is up; throws `.failed` with the transport's info, or `.timedOut`.
     public func waitUntilConnected(timeout seconds: Double = 10) async throws {
-        let id: Int? = waiters.withLock { w in
+        let id = waiters.withLock { w in
             w.next += 1
             return w.next
         }
-        guard let id else { return }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
             let resolved: Result<Void, Error>? = waiters.withLock { w in
                 switch state {

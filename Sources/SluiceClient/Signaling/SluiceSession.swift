@@ -5,12 +5,23 @@ public struct ConnectResult: Sendable, Hashable {
     public var sessionId: String
     public var serverVersion: String
     public var iceServers: [JSONValue]
+
+    public init(sessionId: String, serverVersion: String, iceServers: [JSONValue]) {
+        self.sessionId = sessionId
+        self.serverVersion = serverVersion
+        self.iceServers = iceServers
+    }
 }
 
 /// The result of `publish` and `play`: the handle and the server's SDP answer.
 public struct StreamAnswer: Sendable, Hashable {
     public var handle: String
     public var sdp: String
+
+    public init(handle: String, sdp: String) {
+        self.handle = handle
+        self.sdp = sdp
+    }
 }
 
 /// A request between sending and its response reaching the caller.
