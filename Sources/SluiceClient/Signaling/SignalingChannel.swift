@@ -11,6 +11,7 @@ public enum SignalingChannelEvent: Sendable {
 /// A WebSocket carrying text frames to and from the server. `SluiceSession` speaks JSON-RPC
 /// over it and knows nothing of how frames travel, so the protocol layer stays the same on
 /// every platform.
+@available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, *)
 public protocol SignalingChannel: AnyObject, Sendable {
     /// Connects. Afterwards `handler` gets every event, one at a time and in order, from
     /// whatever thread the channel reads on; `.closed` comes exactly once, last.
@@ -20,6 +21,7 @@ public protocol SignalingChannel: AnyObject, Sendable {
     func close(code: UInt16, reason: String)
 }
 
+@available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, *)
 public enum SignalingChannels {
     /// The channel this platform supports: URLSessionWebSocketTask on Apple platforms, and on
     /// Linux a WebSocket client over POSIX sockets (FoundationNetworking's

@@ -25,6 +25,7 @@ public struct StreamAnswer: Sendable, Hashable {
 }
 
 /// A request between sending and its response reaching the caller.
+@available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, *)
 private enum PendingRequest {
     case sent(method: String)
     case waiting(method: String, continuation: CheckedContinuation<JSONValue, Error>)
@@ -41,6 +42,7 @@ public enum TrackKind: String, Sendable, Hashable {
 /// order the server sent them; after the connection ends the stream yields `.closed` and finishes.
 ///
 /// Platform-neutral: Foundation only. The WebSocket comes from a `SignalingChannel`.
+@available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, *)
 public final class SluiceSession: @unchecked Sendable {
     public let url: URL
     /// Notifications from the server. Iterate it from one task.

@@ -5,6 +5,7 @@ import FoundationNetworking
 
 /// A signaling channel over URLSessionWebSocketTask: the default on Apple platforms (and wss://).
 /// It builds on Linux too, where it works only with a libcurl that supports WebSockets.
+@available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, *)
 public final class URLSessionSignalingChannel: NSObject, SignalingChannel, URLSessionWebSocketDelegate,
     @unchecked Sendable {
     public let url: URL
