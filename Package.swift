@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "SluiceTransport", targets: ["SluiceTransport"]),
         .library(name: "SluiceJSON", targets: ["SluiceJSON"]),
         .library(name: "SluiceSignaling", targets: ["SluiceSignaling"]),
+        .library(name: "SluiceClient", targets: ["SluiceClient"]),
     ],
     targets: cLibraries + [
         .target(name: "SluiceWire", swiftSettings: swift5),
@@ -46,6 +47,11 @@ let package = Package(
         .target(name: "SluiceServer",
                 dependencies: ["SluiceJSON", "SluiceMedia", "SluiceSignaling", "SluiceTransport"],
                 swiftSettings: swift5),
+        .target(name: "SluiceClient",
+                // The media part needs SluiceTransport (epoll, Linux); signaling builds everywhere.
+                dependencies: ["SluiceWire", "SluiceRTP", "SluiceSDP",
+                               .target(name: "SluiceTransport", condition: .when(platforms: [.linux]))],
+                swiftSettings: swift5),
         .executableTarget(name: "sluice", dependencies: ["SluiceServer"], swiftSettings: swift5),
 
         .testTarget(name: "SluiceWireTests", dependencies: ["SluiceWire"], swiftSettings: swift5),
@@ -55,5 +61,6 @@ let package = Package(
         .testTarget(name: "SluiceMediaTests", dependencies: ["SluiceMedia"], swiftSettings: swift5),
         .testTarget(name: "SluiceSignalingTests", dependencies: ["SluiceSignaling", "SluiceJSON"], swiftSettings: swift5),
         .testTarget(name: "SluiceServerTests", dependencies: ["SluiceServer"], swiftSettings: swift5),
+        .testTarget(name: "SluiceClientTests", dependencies: ["SluiceClient", "SluiceServer"], swiftSettings: swift5),
     ]
 )

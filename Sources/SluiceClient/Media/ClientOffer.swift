@@ -1,0 +1,92 @@
+import SluiceSDP
+
+/// The SDP offer a Sluice client makes for one PeerConnection (PROTOCOL.md: the client always
+/// offers): BUNDLE, rtcp-mux, VP8 (PT 96) and Opus (PT 111), mid, abs-send-time and
+/// transport-cc extensions, `a=setup:active` (the client is the DTLS client), and `a=ssrc`
+/// lines for what it sends.
+public struct ClientOffer: Sendable {
+    public static let opusPayloadType = 111
+    public static let vp8PayloadType = 96
+    public static let midExtensionID: UInt8 = 1
+    public static let absSendTimeExtensionID: UInt8 = 2
+    public static let transportCCExtensionID: UInt8 = 3
+    public static let audioMid = "0"
+    public static let videoMid = "1"
+
+    public var role: StreamRole
+    public var audio: Bool
+    public var video: Bool
+    public var iceUfrag: String
+    public var icePassword: String
+    /// "sha-256" fingerprint of the client's DTLS certificate.
+    public var fingerprint: String
+    /// What the publisher sends on; ignored for play.
+    public var audioSSRC: UInt32
+    public var videoSSRC: UInt32
+    public var cname: String
+    /// The client's own host candidate, when known (ICE-lite servers learn it from checks anyway).
+    public var candidate: (ip: String, port: Int)?
+
+    public init(role: StreamRole, audio: Bool = true, video: Bool = true, iceUfrag: String, icePassword: String,
+                fingerprint: String, audioSSRC: UInt32 = 0, videoSSRC: UInt32 = 0, cname: String = "sluice-client",
+                candidate: (ip: String, port: Int)? = nil) {
+        self.role = role
+        self.audio = audio
+        self.video = video
+        self.iceUfrag = iceUfrag
+        self.icePassword = icePassword
+        self.fingerprint = fingerprint
+        self.audioSSRC = audioSSRC
+        self.videoSSRC = videoSSRC
+        self.cname = cname
+        self.candidate = candidate
+    }
+
+    public var sessionDescription: SessionDescription {
+        var media: [MediaDescription] = []
+        if audio { media.append(section(kind: .audio)) }
+        if video { media.append(section(kind: .video)) }
+        return SessionDescription(origin: .init(sessionID: String(UInt32.random(in: 1...UInt32.max))),
+                                  groups: [MediaGroup(semantics: "BUNDLE", mids: media.compactMap(\.mid))],
+                                  msidSemantic: MsidSemantic(semantics: "WMS", identifiers: role == .publish ? [cname] : []),
+                                  media: media)
+    }
+
+    public var sdp: String { sessionDescription.serialized() }
+
+    private func section(kind: MediaKind) -> MediaDescription {
+        let isAudio = kind == .audio
+        let codec = isAudio
+            ? CodecDescription(payloadType: Self.opusPayloadType, name: "opus", clockRate: 48000, channels: 2,
+                               parameters: [FormatParameter(name: "minptime", value: "10"),
+                                            FormatParameter(name: "useinbandfec", value: "1")],
+                               feedback: [RTCPFeedback(type: "transport-cc")])
+            : CodecDescription(payloadType: Self.vp8PayloadType, name: "VP8", clockRate: 90000,
+                               feedback: [RTCPFeedback(type: "goog-remb"), RTCPFeedback(type: "transport-cc"),
+                                          RTCPFeedback(type: "ccm", parameter: "fir"), RTCPFeedback(type: "nack"),
+                                          RTCPFeedback(type: "nack", parameter: "pli")])
+        var m = MediaDescription(kind: kind, port: candidate?.port ?? 9, formats: [String(codec.payloadType)],
+                                 connection: ConnectionData(address: candidate?.ip ?? "0.0.0.0"),
+                                 mid: isAudio ? Self.audioMid : Self.videoMid,
+                                 direction: role == .publish ? .sendonly : .recvonly,
+                                 rtcp: "9 IN IP4 0.0.0.0", rtcpMux: true, rtcpRsize: true,
+                                 iceUfrag: iceUfrag, icePwd: icePassword,
+                                 fingerprints: [Fingerprint(algorithm: "sha-256", value: fingerprint)],
+                                 setup: .active, codecs: [codec])
+        m.extensionMaps = [ExtensionMap(id: Int(Self.midExtensionID), uri: "urn:ietf:params:rtp-hdrext:sdes:mid"),
+                           ExtensionMap(id: Int(Self.absSendTimeExtensionID),
+                                        uri: "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"),
+                           ExtensionMap(id: Int(Self.transportCCExtensionID),
+                                        uri: "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01")]
+        if let candidate {
+            m.candidates = ["1 1 udp 2130706431 \(candidate.ip) \(candidate.port) typ host"]
+            m.endOfCandidates = true
+        }
+        if role == .publish {
+            let ssrc = isAudio ? audioSSRC : videoSSRC
+            m.msids = [MediaStreamID(streamID: cname, trackID: isAudio ? "audio" : "video")]
+            m.ssrcs = [SSRCDescription(ssrc: ssrc, attributes: [SDPAttribute(name: "cname", value: cname)])]
+        }
+        return m
+    }
+}

@@ -1,0 +1,386 @@
+#if canImport(SluiceTransport)
+import Foundation
+import SluiceRTP
+import SluiceTransport
+import SluiceWire
+import Synchronization
+
+public enum PeerConnectionError: Error, Equatable, Sendable, CustomStringConvertible {
+    case answer(String)
+    /// The answer named no candidate this client may send to (see `Configuration.loopbackOnly`).
+    case noUsableCandidate
+    case transport(String)
+    /// ICE or DTLS failed; the info is a "Failed by ..." string.
+    case failed(String)
+    case closed
+    case timedOut
+
+    public var description: String {
+        switch self {
+        case .answer(let message): return message
+        case .noUsableCandidate: return "the answer has no usable candidate"
+        case .transport(let message): return "transport: \(message)"
+        case .failed(let info): return info
+        case .closed: return "closed"
+        case .timedOut: return "timed out"
+        }
+    }
+}
+
+/// One client-side PeerConnection to a Sluice server, on Linux, through SluiceTransport:
+/// ICE controlling, DTLS client, SRTP. It makes the offer (`offer.sdp`), takes the server's
+/// answer (`setRemoteDescription`), then sends and receives media on its `MediaWorker`.
+///
+/// Threads: `setRemoteDescription`, `waitUntilConnected` and `close` are for the control side;
+/// the send methods and every delegate call belong to the worker thread (use `perform` to get
+/// there). `close()` must be called, and not from the worker thread: the worker holds the
+/// connection until then.
+///
+/// One worker reaches each server address through one connection only, because the worker
+/// routes datagrams by their source address. Connections to the same server need workers of
+/// their own (the default).
+public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unchecked Sendable {
+    public enum State: Int, Sendable {
+        case new, connecting, connected, failed, closed
+    }
+
+    public struct Configuration: Sendable {
+        public var role: StreamRole
+        public var audio: Bool
+        public var video: Bool
+        /// Where the connection's own worker binds (port 0: any free port).
+        public var bindAddress: String
+        /// Send only to candidates in 127.0.0.0/8 (the project's tests and load tester never
+        /// send elsewhere); false to reach a server on another host.
+        public var loopbackOnly: Bool
+        public var consentTimeoutSeconds: Int
+        public var poolCapacity: Int
+
+        public init(role: StreamRole, audio: Bool = true, video: Bool = true, bindAddress: String = "127.0.0.1",
+                    loopbackOnly: Bool = true, consentTimeoutSeconds: Int = 30, poolCapacity: Int = 2048) {
+            self.role = role
+            self.audio = audio
+            self.video = video
+            self.bindAddress = bindAddress
+            self.loopbackOnly = loopbackOnly
+            self.consentTimeoutSeconds = consentTimeoutSeconds
+            self.poolCapacity = poolCapacity
+        }
+    }
+
+    /// Largest RTP packet the send methods build (header and payload, before SRTP).
+    public static let maxPacketSize = 1400
+
+    public let configuration: Configuration
+    public let worker: MediaWorker
+    public let security: DTLSSecurity
+    public let offer: ClientOffer
+    /// The offer's SDP text, to send as `publish`'s or `play`'s `sdp`.
+    public let localDescription: String
+    /// Sender SSRC of the RTCP this connection sends (a player's PLI and REMB).
+    public let localSSRC: UInt32
+    /// Set by `setRemoteDescription`, read-only afterwards.
+    public private(set) var answer: ServerAnswer?
+    /// Set before `setRemoteDescription`; called on the worker thread.
+    public weak var delegate: PeerConnectionDelegate?
+
+    private let ownsWorker: Bool
+    private let stateValue = Atomic<Int>(State.new.rawValue)
+    private let waiters = Mutex<(next: Int, failure: String?, continuations: [Int: CheckedContinuation<Void, Error>])>((0, nil, [:]))
+
+    // Worker thread only.
+    private var transport: WebRTCTransport?
+    private var audioStream: OutgoingRTPStream
+    private var videoStream: OutgoingRTPStream
+    private var extensionIDs = SendExtensionIDs([:])
+    private var transportSequence = UInt16.random(in: 0...UInt16.max)
+    private var audioPayloadType: Int = -1
+    private var videoPayloadType: Int = -1
+    private var remoteVideoSSRC: UInt32 = 0
+
+    /// Counters, written on the worker thread: read them there (`perform`).
+    public private(set) var packetsReceived: UInt64 = 0
+    public private(set) var keyFrameRequestsReceived: UInt64 = 0
+
+    public init(configuration: Configuration, worker: MediaWorker? = nil, security: DTLSSecurity? = nil) throws {
+        self.configuration = configuration
+        if let worker {
+            self.worker = worker
+            ownsWorker = false
+        } else {
+            guard let bind = SocketAddress(host: configuration.bindAddress, port: 0) else {
+                throw PeerConnectionError.transport("bad bind address \(configuration.bindAddress)")
+            }
+            do {
+                self.worker = try MediaWorker(index: 0, bindAddress: bind, poolCapacity: configuration.poolCapacity)
+            } catch {
+                throw PeerConnectionError.transport("\(error)")
+            }
+            ownsWorker = true
+        }
+        self.security = try security ?? DTLSSecurity.make()
+        var generator = SystemRandomNumberGenerator()
+        func nonZero() -> UInt32 { UInt32.random(in: 1...UInt32.max, using: &generator) }
+        localSSRC = nonZero()
+        audioStream = OutgoingRTPStream(ssrc: nonZero(), payloadType: UInt8(ClientOffer.opusPayloadType), mid: ClientOffer.audioMid)
+        videoStream = OutgoingRTPStream(ssrc: nonZero(), payloadType: UInt8(ClientOffer.vp8PayloadType), mid: ClientOffer.videoMid)
+        let local = self.worker.localAddress
+        offer = ClientOffer(role: configuration.role, audio: configuration.audio, video: configuration.video,
+                            iceUfrag: Self.randomToken(length: 8, using: &generator),
+                            icePassword: Self.randomToken(length: 24, using: &generator),
+                            fingerprint: self.security.fingerprint,
+                            audioSSRC: audioStream.ssrc, videoSSRC: videoStream.ssrc,
+                            cname: Self.randomToken(length: 16, using: &generator),
+                            candidate: (local.host, Int(local.port)))
+        localDescription = offer.sdp
+        if ownsWorker { self.worker.start() }
+    }
+
+    public var state: State { State(rawValue: stateValue.load(ordering: .acquiring)) ?? .closed }
+
+    public var audioSSRC: UInt32 { offer.audioSSRC }
+    public var videoSSRC: UInt32 { offer.videoSSRC }
+
+    private static func randomToken(length: Int, using generator: inout SystemRandomNumberGenerator) -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        return String((0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+    }
+
+    // MARK: Control side
+
+    /// Takes the server's answer and starts ICE and DTLS towards its candidate.
+    public func setRemoteDescription(_ sdp: String) async throws {
+        guard state == .new else { throw PeerConnectionError.transport("the remote description is already set") }
+        let answer: ServerAnswer
+        do {
+            answer = try ServerAnswer(parsing: sdp)
+        } catch {
+            throw PeerConnectionError.answer("\(error)")
+        }
+        let usable = answer.candidates.lazy.compactMap { SocketAddress(host: $0.ip, port: UInt16(clamping: $0.port)) }
+            .first { !self.configuration.loopbackOnly || ($0.family == .ipv4 && $0.isLoopback) }
+        guard let remote = usable else { throw PeerConnectionError.noUsableCandidate }
+        self.answer = answer
+        let parameters = TransportParameters(
+            localUfrag: offer.iceUfrag, localPassword: offer.icePassword,
+            remoteUfrag: answer.iceUfrag, remotePassword: answer.icePassword,
+            remoteFingerprintAlgorithm: answer.fingerprintAlgorithm, remoteFingerprint: answer.fingerprint,
+            dtlsRole: .client, consentTimeoutMicros: UInt64(configuration.consentTimeoutSeconds) * 1_000_000,
+            remoteCandidate: remote)
+        stateValue.store(State.connecting.rawValue, ordering: .releasing)
+        do {
+            try await start(answer: answer, parameters: parameters)
+        } catch {
+            stateValue.store(State.failed.rawValue, ordering: .releasing)
+            resumeWaiters(with: .failure(error), failure: "\(error)")
+            throw error
+        }
+    }
+
+    private func start(answer: ServerAnswer, parameters: TransportParameters) async throws {
+        try await onWorker {
+            self.audioPayloadType = answer.audio.map { Int($0.payloadType) } ?? -1
+            self.videoPayloadType = answer.video.map { Int($0.payloadType) } ?? -1
+            if let audio = answer.audio { self.audioStream.payloadType = audio.payloadType }
+            if let video = answer.video { self.videoStream.payloadType = video.payloadType }
+            self.remoteVideoSSRC = answer.video?.ssrcs.first ?? 0
+            self.extensionIDs = SendExtensionIDs((answer.video ?? answer.audio)?.extensionIDs ?? [:])
+            let transport = try WebRTCTransport(worker: self.worker, security: self.security, parameters: parameters)
+            transport.delegate = self
+            self.transport = transport
+            self.worker.addTickable(self)
+        }
+    }
+
+    /// Returns once DTLS is up; throws `.failed` with the transport's info, or `.timedOut`.
+    public func waitUntilConnected(timeout seconds: Double = 10) async throws {
+        let id = waiters.withLock { w in
+            w.next += 1
+            return w.next
+        }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+            let resolved: Result<Void, Error>? = waiters.withLock { w in
+                switch state {
+                case .connected: return .success(())
+                case .failed: return .failure(PeerConnectionError.failed(w.failure ?? ""))
+                case .closed: return .failure(PeerConnectionError.closed)
+                case .new, .connecting:
+                    w.continuations[id] = continuation
+                    return nil
+                }
+            }
+            if let resolved { continuation.resume(with: resolved) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
+                let waiting = self?.waiters.withLock { $0.continuations.removeValue(forKey: id) }
+                waiting?.resume(throwing: PeerConnectionError.timedOut)
+            }
+        }
+    }
+
+    /// Runs `body` on the worker thread.
+    public func perform(_ body: @escaping () -> Void) {
+        worker.execute(body)
+    }
+
+    /// Closes the transport (DTLS close_notify) and stops the worker when it is the connection's own.
+    public func close() {
+        let previous = stateValue.exchange(State.closed.rawValue, ordering: .acquiringAndReleasing)
+        guard previous != State.closed.rawValue else { return }
+        let done = DispatchSemaphore(value: 0)
+        worker.execute {
+            self.transport?.close()
+            self.transport = nil
+            self.worker.removeTickable(self)
+            done.signal()
+        }
+        _ = done.wait(timeout: .now() + 5)
+        if ownsWorker { worker.stop() }
+        resumeWaiters(with: .failure(PeerConnectionError.closed))
+    }
+
+    private func onWorker(_ body: @escaping () throws -> Void) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+            worker.execute {
+                do {
+                    try body()
+                    continuation.resume()
+                } catch {
+                    continuation.resume(throwing: PeerConnectionError.transport("\(error)"))
+                }
+            }
+        }
+    }
+
+    private func resumeWaiters(with result: Result<Void, Error>, failure: String? = nil) {
+        let waiting = waiters.withLock { w in
+            if let failure { w.failure = failure }
+            let taken = w.continuations
+            w.continuations = [:]
+            return taken
+        }
+        for continuation in waiting.values { continuation.resume(with: result) }
+    }
+
+    // MARK: Sending (worker thread)
+
+    /// Builds an RTP packet in a pool buffer: header with the connection's SSRC, payload type
+    /// and next sequence number, the mid, abs-send-time and transport-wide sequence extensions;
+    /// then `writePayload` fills the payload in place and returns its length. Encrypts and
+    /// queues it. False (nothing sent) before the connection is up, when the pool is empty, or
+    /// when `writePayload` returns 0 or more than it was given. Allocates nothing.
+    @discardableResult
+    public func send(_ kind: TrackKind, marker: Bool, timestamp: UInt32, now: UInt64,
+                     writePayload: (UnsafeMutableRawBufferPointer) -> Int) -> Bool {
+        guard let transport, transport.isConnected, let buffer = worker.pool.take() else { return false }
+        let area = UnsafeMutableRawBufferPointer(start: worker.pool.pointer(buffer), count: Self.maxPacketSize)
+        var stream = kind == .audio ? audioStream : videoStream
+        var extensions = RTPHeaderExtensionList()
+        if let id = extensionIDs.mid, let mid = stream.midByte { extensions.append(id: id, uint8: mid) }
+        if let id = extensionIDs.absSendTime { extensions.append(id: id, uint24: SendExtensionIDs.absSendTime(micros: now)) }
+        if let id = extensionIDs.transportCC { extensions.append(id: id, uint16: transportSequence) }
+        var writer = ByteWriter(area)
+        let header = RTPHeader(marker: marker, payloadType: stream.payloadType, sequenceNumber: stream.sequenceNumber,
+                               timestamp: timestamp, ssrc: stream.ssrc)
+        guard let offset = header.write(into: &writer, extensions: extensions) else {
+            worker.pool.give(buffer)
+            return false
+        }
+        let space = UnsafeMutableRawBufferPointer(rebasing: area[offset...])
+        let length = writePayload(space)
+        guard length > 0, length <= space.count else {
+            worker.pool.give(buffer)
+            return false
+        }
+        transport.sendRTP(buffer: buffer, length: offset + length)
+        stream.sequenceNumber &+= 1
+        stream.packets += 1
+        stream.bytes += UInt64(length)
+        if extensionIDs.transportCC != nil { transportSequence &+= 1 }
+        if kind == .audio { audioStream = stream } else { videoStream = stream }
+        return true
+    }
+
+    /// Copies `payload` into a packet; see `send(_:marker:timestamp:now:writePayload:)`.
+    @discardableResult
+    public func send(_ kind: TrackKind, marker: Bool, timestamp: UInt32, now: UInt64,
+                     payload: UnsafeRawBufferPointer) -> Bool {
+        send(kind, marker: marker, timestamp: timestamp, now: now) { space in
+            guard payload.count <= space.count, let source = payload.baseAddress else { return 0 }
+            space.baseAddress!.copyMemory(from: source, byteCount: payload.count)
+            return payload.count
+        }
+    }
+
+    /// Packets and payload bytes sent per kind.
+    public func sentCounts(_ kind: TrackKind) -> (packets: UInt64, bytes: UInt64) {
+        let stream = kind == .audio ? audioStream : videoStream
+        return (stream.packets, stream.bytes)
+    }
+
+    /// Encrypts and sends an RTCP compound packet.
+    public func sendRTCP(_ bytes: UnsafeRawBufferPointer) {
+        transport?.sendRTCP(bytes)
+    }
+
+    /// A player's PLI for the server's video SSRC.
+    public func requestKeyFrame() {
+        guard remoteVideoSSRC != 0 else { return }
+        let pli = RTCPPictureLossIndication(senderSSRC: localSSRC, mediaSSRC: remoteVideoSSRC)
+        withUnsafeTemporaryAllocation(byteCount: pli.serializedSize, alignment: 4) { raw in
+            var writer = ByteWriter(raw)
+            pli.write(into: &writer)
+            if !writer.overflowed { sendRTCP(UnsafeRawBufferPointer(raw)) }
+        }
+    }
+
+    /// A player's REMB: the bandwidth it can take, in bits per second (control rate: allocates).
+    public func sendREMB(bitrate: UInt64) {
+        let ssrcs = answer.map { ($0.video?.ssrcs ?? []) + ($0.audio?.ssrcs ?? []) } ?? []
+        let remb = RTCPREMB(senderSSRC: localSSRC, bitrate: bitrate, ssrcs: ssrcs)
+        var bytes = [UInt8](repeating: 0, count: remb.serializedSize)
+        bytes.withUnsafeMutableBytes { raw in
+            var writer = ByteWriter(raw)
+            remb.write(into: &writer)
+            if !writer.overflowed { sendRTCP(UnsafeRawBufferPointer(raw)) }
+        }
+    }
+
+    // MARK: WebRTCTransportDelegate, WorkerTickable (worker thread)
+
+    public func transportDidConnect(_ transport: WebRTCTransport) {
+        guard stateValue.compareExchange(expected: State.connecting.rawValue, desired: State.connected.rawValue,
+                                         ordering: .acquiringAndReleasing).exchanged else { return }
+        resumeWaiters(with: .success(()))
+        delegate?.peerConnectionDidConnect(self)
+    }
+
+    public func transport(_ transport: WebRTCTransport, didFail info: String) {
+        let current = stateValue.load(ordering: .acquiring)
+        guard current != State.closed.rawValue else { return }
+        stateValue.store(State.failed.rawValue, ordering: .releasing)
+        resumeWaiters(with: .failure(PeerConnectionError.failed(info)), failure: info)
+        delegate?.peerConnection(self, didFail: info)
+    }
+
+    public func transport(_ transport: WebRTCTransport, didReceiveRTP packet: UnsafeMutableRawBufferPointer, now: UInt64) {
+        guard let rtp = RTPPacket(parsing: packet) else { return }
+        packetsReceived += 1
+        let type = Int(rtp.payloadType)
+        let kind: TrackKind? = type == videoPayloadType ? .video : type == audioPayloadType ? .audio : nil
+        delegate?.peerConnection(self, didReceiveRTP: rtp, kind: kind, now: now)
+    }
+
+    public func transport(_ transport: WebRTCTransport, didReceiveRTCP packet: UnsafeMutableRawBufferPointer, now: UInt64) {
+        if configuration.role == .publish, RTCPKeyFrameRequest.contains(UnsafeRawBufferPointer(packet), mediaSSRC: videoStream.ssrc) {
+            keyFrameRequestsReceived += 1
+            delegate?.peerConnectionDidRequestKeyFrame(self, now: now)
+        }
+        delegate?.peerConnection(self, didReceiveRTCP: packet, now: now)
+    }
+
+    public func tick(now: UInt64) {
+        guard state == .connected else { return }
+        delegate?.peerConnection(self, tick: now)
+    }
+}
+#endif

@@ -1,0 +1,137 @@
+/// A value of the protocol that may grow: known values as constants, any other kept as sent.
+public protocol SluiceProtocolName: RawRepresentable, Hashable, Sendable, CustomStringConvertible,
+    ExpressibleByStringLiteral where RawValue == String {}
+
+extension SluiceProtocolName {
+    public init(stringLiteral value: String) { self.init(rawValue: value)! }
+    public var description: String { rawValue }
+}
+
+/// `session` notification statuses.
+public struct SessionStatus: SluiceProtocolName {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let established: SessionStatus = "ESTABLISHED"
+    public static let disconnected: SessionStatus = "DISCONNECTED"
+    public static let failed: SessionStatus = "FAILED"
+}
+
+/// `streamStatus` statuses of publish and play handles.
+public struct StreamStatus: SluiceProtocolName {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let pending: StreamStatus = "PENDING"
+    public static let publishing: StreamStatus = "PUBLISHING"
+    public static let playing: StreamStatus = "PLAYING"
+    public static let unpublished: StreamStatus = "UNPUBLISHED"
+    public static let stopped: StreamStatus = "STOPPED"
+    public static let failed: StreamStatus = "FAILED"
+}
+
+/// `streamEvent` types.
+public struct StreamEventType: SluiceProtocolName {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let audioMuted: StreamEventType = "audioMuted"
+    public static let audioUnmuted: StreamEventType = "audioUnmuted"
+    public static let videoMuted: StreamEventType = "videoMuted"
+    public static let videoUnmuted: StreamEventType = "videoUnmuted"
+    public static let resize: StreamEventType = "resize"
+    public static let layerChanged: StreamEventType = "layerChanged"
+    public static let notEnoughBandwidth: StreamEventType = "notEnoughBandwidth"
+    public static let connectionQuality: StreamEventType = "connectionQuality"
+}
+
+public enum StreamRole: String, Sendable, Hashable {
+    case publish, play
+}
+
+/// The params of a `session` notification.
+public struct SessionStatusUpdate: Sendable, Hashable {
+    public var status: SessionStatus
+    public var info: String?
+
+    public init(status: SessionStatus, info: String? = nil) {
+        self.status = status
+        self.info = info
+    }
+}
+
+/// The params of a `streamStatus` notification.
+public struct StreamStatusUpdate: Sendable, Hashable {
+    public var handle: String
+    public var stream: String
+    public var role: StreamRole
+    public var status: StreamStatus
+    public var info: String?
+
+    public init(handle: String, stream: String, role: StreamRole, status: StreamStatus, info: String? = nil) {
+        self.handle = handle
+        self.stream = stream
+        self.role = role
+        self.status = status
+        self.info = info
+    }
+}
+
+/// The params of a `streamEvent` notification.
+public struct StreamEvent: Sendable, Hashable {
+    public var handle: String
+    public var stream: String
+    public var type: StreamEventType
+    /// "publisher", "server" or "player".
+    public var by: String?
+    public var data: JSONValue?
+
+    public init(handle: String, stream: String, type: StreamEventType, by: String? = nil, data: JSONValue? = nil) {
+        self.handle = handle
+        self.stream = stream
+        self.type = type
+        self.by = by
+        self.data = data
+    }
+}
+
+/// What the server tells the client without being asked, in the order it was sent.
+public enum SluiceNotification: Sendable, Hashable {
+    case session(SessionStatusUpdate)
+    case streamStatus(StreamStatusUpdate)
+    case streamEvent(StreamEvent)
+    /// A notification this client does not model, or one whose params it could not read.
+    case other(method: String, params: JSONValue?)
+    /// The connection ended; the stream finishes after this.
+    case closed(code: UInt16?, reason: String)
+
+    init(method: String, params: JSONValue?) {
+        let p = params ?? .null
+        switch method {
+        case "session":
+            if let status = p["status"]?.stringValue {
+                self = .session(SessionStatusUpdate(status: SessionStatus(rawValue: status), info: p["info"]?.stringValue))
+                return
+            }
+        case "streamStatus":
+            if let handle = p["handle"]?.stringValue, let stream = p["stream"]?.stringValue,
+               let role = p["role"]?.stringValue.flatMap(StreamRole.init(rawValue:)),
+               let status = p["status"]?.stringValue {
+                self = .streamStatus(StreamStatusUpdate(handle: handle, stream: stream, role: role,
+                                                        status: StreamStatus(rawValue: status),
+                                                        info: p["info"]?.stringValue))
+                return
+            }
+        case "streamEvent":
+            if let handle = p["handle"]?.stringValue, let stream = p["stream"]?.stringValue,
+               let type = p["type"]?.stringValue {
+                self = .streamEvent(StreamEvent(handle: handle, stream: stream, type: StreamEventType(rawValue: type),
+                                                by: p["by"]?.stringValue, data: p["data"]))
+                return
+            }
+        default:
+            break
+        }
+        self = .other(method: method, params: params)
+    }
+}
