@@ -32,6 +32,8 @@ let package = Package(
     ],
     targets: cLibraries + [
         .target(name: "SluiceWire", swiftSettings: swift5),
+        // Test-only: counts heap allocations (the zero-allocation forwarding test).
+        .target(name: "CMallocCounter"),
         .target(name: "SluiceRTP", dependencies: ["SluiceWire"], swiftSettings: swift5),
         .target(name: "SluiceSDP", dependencies: ["SluiceWire"], swiftSettings: swift5),
         .target(name: "SluiceTransport",
@@ -61,6 +63,6 @@ let package = Package(
         .testTarget(name: "SluiceMediaTests", dependencies: ["SluiceMedia"], swiftSettings: swift5),
         .testTarget(name: "SluiceSignalingTests", dependencies: ["SluiceSignaling", "SluiceJSON"], swiftSettings: swift5),
         .testTarget(name: "SluiceServerTests", dependencies: ["SluiceServer"], swiftSettings: swift5),
-        .testTarget(name: "SluiceClientTests", dependencies: ["SluiceClient", "SluiceServer"], swiftSettings: swift5),
+        .testTarget(name: "SluiceClientTests", dependencies: ["SluiceClient", "SluiceServer", "CMallocCounter"], swiftSettings: swift5),
     ]
 )

@@ -12,10 +12,13 @@ extern void *__libc_memalign(size_t alignment, size_t size);
 extern void __libc_free(void *pointer);
 
 static _Thread_local int counting;
+static _Thread_local int excluding;
 static atomic_ulong allocations;
+static atomic_ulong excluded;
 
 static inline void note(void) {
-    if (counting) atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
+    if (!counting) return;
+    atomic_fetch_add_explicit(excluding ? &excluded : &allocations, 1, memory_order_relaxed);
 }
 
 void *malloc(size_t size) { note(); return __libc_malloc(size); }
@@ -36,4 +39,9 @@ int posix_memalign(void **out, size_t alignment, size_t size) {
 
 void sluice_malloc_counting(int on) { counting = on; }
 unsigned long sluice_malloc_count(void) { return atomic_load_explicit(&allocations, memory_order_relaxed); }
-void sluice_malloc_reset(void) { atomic_store_explicit(&allocations, 0, memory_order_relaxed); }
+void sluice_malloc_reset(void) {
+    atomic_store_explicit(&allocations, 0, memory_order_relaxed);
+    atomic_store_explicit(&excluded, 0, memory_order_relaxed);
+}
+void sluice_malloc_exclude(int on) { excluding = on; }
+unsigned long sluice_malloc_excluded_count(void) { return atomic_load_explicit(&excluded, memory_order_relaxed); }

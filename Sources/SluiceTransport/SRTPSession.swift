@@ -80,11 +80,17 @@ public final class SRTPSession {
     }
 
     /// Encrypts an RTP packet in place; `length` grows by the auth tag.
+    /// Called with 1 before and 0 after each libsrtp RTP call. Nil in production; the
+    /// allocation test uses it to tell libsrtp's allocations from Sluice's own.
+    public static var libraryCallProbe: (@convention(c) (Int32) -> Void)?
+
     public func protectRTP(_ buffer: UnsafeMutableRawPointer, length: inout Int, capacity: Int) -> Bool {
         guard length >= 12 else { return fail(.malformed) }
         guard capacity >= length + SRTPSession.maxRTPTrailer else { return fail(.bufferTooSmall) }
         var size = Int32(length)
+        Self.libraryCallProbe?(1)
         let status = srtp_protect(session, buffer, &size)
+        Self.libraryCallProbe?(0)
         return finish(status, size: size, length: &length)
     }
 
@@ -92,7 +98,9 @@ public final class SRTPSession {
     public func unprotectRTP(_ buffer: UnsafeMutableRawPointer, length: inout Int) -> Bool {
         guard length >= 12, length <= Int(Int32.max) else { return fail(.malformed) }
         var size = Int32(length)
+        Self.libraryCallProbe?(1)
         let status = srtp_unprotect(session, buffer, &size)
+        Self.libraryCallProbe?(0)
         return finish(status, size: size, length: &length)
     }
 

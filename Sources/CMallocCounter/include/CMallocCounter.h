@@ -9,5 +9,9 @@ void sluice_malloc_counting(int on);
 // Allocations counted so far, over every counting thread.
 unsigned long sluice_malloc_count(void);
 void sluice_malloc_reset(void);
+// While on, the calling thread's allocations go to the "excluded" count instead
+// (an outside library's, e.g. libsrtp's crypto backend).
+void sluice_malloc_exclude(int on);
+unsigned long sluice_malloc_excluded_count(void);
 
 #endif

@@ -65,6 +65,11 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
     private let createdMicros: UInt64
     private var scratch = [UInt8](repeating: 0, count: 1500)
 
+    /// Called with 1 before and 0 after the handling of each incoming RTP packet (unprotect,
+    /// the owner's fan-out, protect and queue for every player). Nil in production; the test
+    /// that counts heap allocations on the packet path installs its counter here.
+    public static var rtpPathProbe: (@convention(c) (Int32) -> Void)?
+
     /// Counters for stats and the log.
     public private(set) var srtpErrors: UInt64 = 0
     public private(set) var droppedStun: UInt64 = 0
@@ -199,6 +204,9 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
             }
             delegate?.transport(self, didReceiveRTCP: UnsafeMutableRawBufferPointer(rebasing: datagram[0..<length]), now: now)
         } else {
+            let probe = Self.rtpPathProbe
+            probe?(1)
+            defer { probe?(0) }
             guard srtpIn.unprotectRTP(datagram.baseAddress!, length: &length) else {
                 srtpErrors += 1
                 return
