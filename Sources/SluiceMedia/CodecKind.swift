@@ -29,6 +29,11 @@ enum CodecKind {
     func keyFrameSize(_ payload: UnsafeRawBufferPointer) -> (width: Int, height: Int)? {
         switch self {
         case .vp8: return VP8PayloadDescriptor(parsing: payload)?.keyFrameSize(in: payload)
+        case .vp9:
+            // The scalability structure of a key frame carries the spatial layers' sizes.
+            guard let descriptor = VP9PayloadDescriptor(parsing: payload), let width = descriptor.width,
+                  let height = descriptor.height else { return nil }
+            return (width, height)
         case .h264:
             guard let sps = H264Payload(parsing: payload)?.sequenceParameterSet,
                   let parsed = H264SequenceParameterSet(parsing: sps) else { return nil }
