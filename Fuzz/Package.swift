@@ -21,5 +21,6 @@ let package = Package(
         fuzzTarget("FuzzRTP", ["SluiceRTP", "SluiceWire"]),
         fuzzTarget("FuzzRTCP", ["SluiceRTP", "SluiceWire"]),
         fuzzTarget("FuzzJSONRPC", ["SluiceJSON", "SluiceSignaling"]),
+        fuzzTarget("FuzzWebSocketFrame", ["SluiceClient"]),
     ]
 )

@@ -71,6 +71,9 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         var keyFrames: UInt64 = 0
         /// The last packet sent ended a frame: a safe point to insert padding.
         var atFrameBoundary = false
+        /// The source layer and RTP timestamp of the newest packet sent (for switches).
+        var lastSourceLayer = -1
+        var lastSourceTimestamp: UInt32 = 0
 
         init(parameters: TrackParameters, enabled: Bool) {
             self.parameters = parameters
@@ -343,8 +346,15 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
                 router?.requestKeyFrame()
                 return
             }
+            var step: Int64?
+            if item.kind == .video, track.lastSourceLayer >= 0, let producer = router?.producer,
+               let from = producer.captureMicros(layer: track.lastSourceLayer, timestamp: track.lastSourceTimestamp),
+               let to = producer.captureMicros(layer: item.layer, timestamp: packet.timestamp),
+               to > from, to - from < 5_000_000 {
+                step = (to - from) * Int64(item.clockRate) / 1_000_000
+            }
             track.munger.restart(atSequence: packet.sequenceNumber, timestamp: packet.timestamp,
-                                 clockRate: item.clockRate, now: item.now)
+                                 clockRate: item.clockRate, now: item.now, timestampStep: step)
             track.needsRestart = false
         }
         guard case .forward(let sequence, let timestamp) = track.munger.map(
@@ -377,6 +387,8 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         track.lastRTPTimestamp = timestamp
         track.lastSendMicros = item.now
         track.atFrameBoundary = packet.marker
+        track.lastSourceLayer = item.layer
+        track.lastSourceTimestamp = packet.timestamp
         if item.isKeyFrame { track.keyFrames += 1 }
         transport.sendRTP(buffer: buffer, length: writer.offset)
         if !announcedPlaying {

@@ -224,6 +224,9 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
                 audio!.stats.recordSenderReport(ntp: report.ntpTimestamp, now: now)
             } else if let i = layers.firstIndex(where: { $0.ssrc == report.ssrc }) {
                 layers[i].stats.recordSenderReport(ntp: report.ntpTimestamp, now: now)
+                layers[i].senderReportMicros = (report.ntpTimestamp >> 32) * 1_000_000
+                    + ((report.ntpTimestamp & 0xffff_ffff) * 1_000_000) >> 32
+                layers[i].senderReportRTP = report.rtpTimestamp
             }
         }
     }
@@ -235,6 +238,16 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
             LayerSelector.Layer(index: i, width: layers[i].width, height: layers[i].height, fps: layers[i].frames.fps,
                                 bitrateKbps: layers[i].bitrate.kbps, active: layers[i].isActive(now: now))
         }
+    }
+
+    /// The publisher's wall-clock time (µs) of an RTP timestamp of `layer`, from its last
+    /// sender report; nil before one arrived. Layers have their own RTP clocks, so a switch
+    /// maps both sides through their reports to keep the player's timestamps true.
+    func captureMicros(layer: Int, timestamp: UInt32) -> Int64? {
+        guard layers.indices.contains(layer), layers[layer].senderReportMicros > 0,
+              let clockRate = videoParameters?.clockRate else { return nil }
+        let delta = Int64(Int32(bitPattern: timestamp &- layers[layer].senderReportRTP))
+        return Int64(layers[layer].senderReportMicros) + delta * 1_000_000 / Int64(clockRate)
     }
 
     /// Frame rate and temporal layer count of a layer (1 when it has no temporal layers).

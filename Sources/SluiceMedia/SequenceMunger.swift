@@ -35,7 +35,10 @@ public struct SequenceMunger {
 
     /// Starts (or restarts, for a new source) at this packet: it becomes the packet after
     /// the last one sent. `clockRate` and `now` set the timestamp step across the switch.
-    public mutating func restart(atSequence sequence: UInt16, timestamp: UInt32, clockRate: UInt32, now: UInt64) {
+    /// `timestampStep`, when known (from sender reports), is the exact media time between the
+    /// last packet sent and this one; without it the arrival times stand in.
+    public mutating func restart(atSequence sequence: UInt16, timestamp: UInt32, clockRate: UInt32, now: UInt64,
+                                 timestampStep: Int64? = nil) {
         sourceSequence = SequenceUnwrapper()
         sourceTimestamp = TimestampUnwrapper()
         let extended = sourceSequence.unwrap(sequence)
@@ -43,7 +46,9 @@ public struct SequenceMunger {
         startSequence = extended
         sequenceOffset = extended - (lastOutSequence + 1)
         var step: Int64 = 1
-        if started, lastSendMicros > 0, now > lastSendMicros {
+        if let timestampStep {
+            step = max(1, timestampStep)
+        } else if started, lastSendMicros > 0, now > lastSendMicros {
             step = max(1, Int64((now - lastSendMicros) * UInt64(clockRate) / 1_000_000))
         }
         timestampOffset = extendedTimestamp - (started ? lastOutTimestamp + step : lastOutTimestamp)

@@ -15,6 +15,9 @@ struct VideoLayer {
     var lastKeyFrameRequest: UInt64 = 0
     /// The publisher's retransmission stream (RTX, RFC 4588) for this layer, once known.
     var rtxSSRC: UInt32?
+    /// The last sender report's clock pair: NTP time (µs) and the RTP timestamp it matches.
+    var senderReportMicros: UInt64 = 0
+    var senderReportRTP: UInt32 = 0
     /// Temporal layers seen in its VP8 descriptors (highest TID + 1).
     var temporalLayers = 1
     var retransmissions = RetransmissionBuffer()

@@ -80,6 +80,16 @@ struct SequenceMungerTests {
         #expect(seqs([munger.map(sequence: 106, timestamp: 0, now: 0)]) == [14])
     }
 
+    /// A layer switch with sender-report timing: the step is the media time between the two
+    /// packets, whatever their arrival times say.
+    @Test func switchUsesTheGivenTimestampStep() {
+        var munger = SequenceMunger(initialSequence: 50, initialTimestamp: 10_000)
+        munger.restart(atSequence: 1, timestamp: 500, clockRate: 90_000, now: 1_000_000)
+        _ = munger.map(sequence: 1, timestamp: 500, now: 1_000_000)
+        munger.restart(atSequence: 900, timestamp: 77_777, clockRate: 90_000, now: 1_500_000, timestampStep: 3_000)
+        #expect(munger.map(sequence: 900, timestamp: 77_777, now: 1_500_000) == .forward(sequenceNumber: 51, timestamp: 13_000))
+    }
+
     @Test func notStartedDrops() {
         var munger = SequenceMunger(initialSequence: 1, initialTimestamp: 0)
         #expect(munger.map(sequence: 5, timestamp: 0, now: 0) == .drop)

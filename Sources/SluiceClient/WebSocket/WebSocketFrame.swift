@@ -1,13 +1,13 @@
 /// One WebSocket frame (RFC 6455 section 5.2). Signaling runs at control rate, so frames own
 /// their payload as an array.
-struct WebSocketFrame: Equatable {
-    enum Opcode: UInt8 {
+public struct WebSocketFrame: Equatable {
+    public enum Opcode: UInt8 {
         case continuation = 0x0, text = 0x1, binary = 0x2, close = 0x8, ping = 0x9, pong = 0xA
 
         var isControl: Bool { rawValue & 0x8 != 0 }
     }
 
-    enum ParseError: Error, Equatable {
+    public enum ParseError: Error, Equatable {
         case reservedBits
         case unknownOpcode(UInt8)
         /// Control frames are at most 125 bytes and never fragmented.
@@ -15,11 +15,11 @@ struct WebSocketFrame: Equatable {
         case tooLarge(UInt64)
     }
 
-    var fin: Bool
-    var opcode: Opcode
-    var payload: [UInt8]
+    public var fin: Bool
+    public var opcode: Opcode
+    public var payload: [UInt8]
 
-    init(fin: Bool = true, opcode: Opcode, payload: [UInt8]) {
+    public init(fin: Bool = true, opcode: Opcode, payload: [UInt8]) {
         self.fin = fin
         self.opcode = opcode
         self.payload = payload
@@ -27,7 +27,7 @@ struct WebSocketFrame: Equatable {
 
     /// The first frame of `bytes` and how many bytes it took; nil when more bytes are needed.
     /// Frames from a server are unmasked, but a masked one is unmasked too.
-    static func parse(_ bytes: ArraySlice<UInt8>, maxPayload: Int) throws(ParseError) -> (frame: WebSocketFrame, consumed: Int)? {
+    public static func parse(_ bytes: ArraySlice<UInt8>, maxPayload: Int) throws(ParseError) -> (frame: WebSocketFrame, consumed: Int)? {
         guard bytes.count >= 2 else { return nil }
         let start = bytes.startIndex
         let first = bytes[start], second = bytes[start + 1]
@@ -65,7 +65,7 @@ struct WebSocketFrame: Equatable {
     }
 
     /// The frame as a client sends it: masked with `mask` (RFC 6455 section 5.3).
-    func serialized(mask: (UInt8, UInt8, UInt8, UInt8)) -> [UInt8] {
+    public func serialized(mask: (UInt8, UInt8, UInt8, UInt8)) -> [UInt8] {
         var out: [UInt8] = [(fin ? 0x80 : 0) | opcode.rawValue]
         out.reserveCapacity(payload.count + 14)
         let count = payload.count
@@ -89,7 +89,7 @@ struct WebSocketFrame: Equatable {
     }
 
     /// The code and reason of a received close frame's body.
-    static func parseClose(_ payload: [UInt8]) -> (code: UInt16?, reason: String) {
+    public static func parseClose(_ payload: [UInt8]) -> (code: UInt16?, reason: String) {
         guard payload.count >= 2 else { return (nil, "") }
         return (UInt16(payload[0]) << 8 | UInt16(payload[1]), String(decoding: payload[2...], as: UTF8.self))
     }

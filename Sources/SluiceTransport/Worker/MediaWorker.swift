@@ -138,6 +138,13 @@ public final class MediaWorker: @unchecked Sendable {
 
     // MARK: Worker thread
 
+    /// CPU time this thread has used, in µs (call on the worker, e.g. through `execute`).
+    public static func threadCPUMicros() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1_000
+    }
+
     public func register(ufrag: String, receiver: DatagramReceiver) {
         guard let key = ICEUfragKey(ufrag) else { return }
         transportsByUfrag[key] = receiver
