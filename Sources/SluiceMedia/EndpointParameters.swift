@@ -1,3 +1,5 @@
+import SluiceTransport
+
 /// What a worker needs to build one publish or play endpoint: the outcome of the SDP
 /// negotiation and the ICE/DTLS credentials, as plain values that cross to the worker.
 public struct TrackParameters: Sendable, Equatable {
@@ -90,19 +92,11 @@ public struct ExtensionIDs: Sendable, Equatable {
 }
 
 public struct EndpointParameters: Sendable {
-    public enum DTLSRole: Sendable { case server, client }
-
     public var handle: StreamHandle
     public var stream: String
     public var role: StreamRole
     public var audio: TrackParameters?
     public var video: TrackParameters?
-    public var localUfrag: String
-    public var localPassword: String
-    public var remoteUfrag: String
-    public var remotePassword: String
-    public var remoteFingerprintAlgorithm: String
-    public var remoteFingerprint: String
-    public var dtlsRole: DTLSRole
-    public var consentTimeoutMicros: UInt64
+    /// ICE credentials, the peer's fingerprint and the DTLS role, as the transport takes them.
+    public var transport: TransportParameters
 }

@@ -1,4 +1,5 @@
 import SluiceSDP
+import SluiceTransport
 
 /// Turns an offer into an answer and the endpoint parameters a worker builds from it.
 /// Runs on the control thread; the SDP module does the negotiation itself.
@@ -48,12 +49,13 @@ struct Negotiation {
             handle: handle, stream: stream, role: role == .publish ? .publish : .play,
             audio: session.audio.map { Self.track($0, kind: .audio, localSSRC: audioSSRC) },
             video: session.video.map { Self.track($0, kind: .video, localSSRC: videoSSRC) },
-            localUfrag: localUfrag, localPassword: localPassword,
-            remoteUfrag: session.remoteICEUfrag, remotePassword: session.remoteICEPwd,
-            remoteFingerprintAlgorithm: session.remoteFingerprint.algorithm,
-            remoteFingerprint: session.remoteFingerprint.value,
-            dtlsRole: session.dtlsRole == .client ? .client : .server,
-            consentTimeoutMicros: consentTimeoutMicros)
+            transport: TransportParameters(
+                localUfrag: localUfrag, localPassword: localPassword,
+                remoteUfrag: session.remoteICEUfrag, remotePassword: session.remoteICEPwd,
+                remoteFingerprintAlgorithm: session.remoteFingerprint.algorithm,
+                remoteFingerprint: session.remoteFingerprint.value,
+                dtlsRole: session.dtlsRole == .client ? .client : .server,
+                consentTimeoutMicros: consentTimeoutMicros))
         return (answer, parameters)
     }
 

@@ -79,13 +79,7 @@ final class WorkerMedia {
 
     /// nil (and the handle fails) when OpenSSL cannot make a session.
     private func makeTransport(_ parameters: EndpointParameters) -> WebRTCTransport? {
-        let transport = try? WebRTCTransport(worker: worker, security: security, parameters: TransportParameters(
-            localUfrag: parameters.localUfrag, localPassword: parameters.localPassword,
-            remoteUfrag: parameters.remoteUfrag, remotePassword: parameters.remotePassword,
-            remoteFingerprintAlgorithm: parameters.remoteFingerprintAlgorithm,
-            remoteFingerprint: parameters.remoteFingerprint,
-            dtlsRole: parameters.dtlsRole == .server ? .server : .client,
-            consentTimeoutMicros: parameters.consentTimeoutMicros))
+        let transport = try? WebRTCTransport(worker: worker, security: security, parameters: parameters.transport)
         if transport == nil { report(.failed(parameters.handle, info: StatusInfo.dtlsError)) }
         return transport
     }
