@@ -58,7 +58,7 @@ struct ServerAnswerTests {
     a=rtpmap:111 opus/48000/2\r
     a=ssrc:7 cname:x\r
     a=candidate:1 1 udp 2130706431 127.0.0.1 20000 typ host\r
-    a=candidate:2 1 udp 2130706430 10.1.2.3 20000 typ host\r
+    a=candidate:2 1 udp 2130706430 0.0.0.0 20000 typ host\r
     a=end-of-candidates\r
     m=video 20000 UDP/TLS/RTP/SAVPF 96 97\r
     c=IN IP4 127.0.0.1\r
@@ -87,7 +87,7 @@ struct ServerAnswerTests {
         #expect(answer.iceUfrag == "srvu" && answer.icePassword == "server-password-0123456789")
         #expect(answer.fingerprintAlgorithm == "sha-256" && answer.fingerprint == "AA:BB")
         #expect(answer.setup == .passive)
-        #expect(answer.candidates == [.init(ip: "127.0.0.1", port: 20000), .init(ip: "10.1.2.3", port: 20000)])
+        #expect(answer.candidates == [.init(ip: "127.0.0.1", port: 20000), .init(ip: "0.0.0.0", port: 20000)])
         #expect(answer.audio?.payloadType == 111 && answer.audio?.ssrcs == [7])
         #expect(answer.video?.payloadType == 96 && answer.video?.ssrcs == [8])
         #expect(answer.video?.extensionIDs["http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"] == 2)

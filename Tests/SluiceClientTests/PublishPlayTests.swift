@@ -159,8 +159,8 @@ final class PlayerRecorder: PeerConnectionDelegate, @unchecked Sendable {
     @Test func answerWithoutLoopbackCandidateIsRefused() async throws {
         let connection = try PeerConnection(configuration: .init(role: .play))
         defer { connection.close() }
-        let answer = ServerAnswerTests.answer.replacingOccurrences(of: "127.0.0.1 20000", with: "10.9.9.9 20000")
-            .replacingOccurrences(of: "c=IN IP4 127.0.0.1", with: "c=IN IP4 10.9.9.9")
+        let answer = ServerAnswerTests.answer.replacingOccurrences(of: "127.0.0.1 20000", with: "0.0.0.0 20000")
+            .replacingOccurrences(of: "c=IN IP4 127.0.0.1", with: "c=IN IP4 0.0.0.0")
         await #expect(throws: PeerConnectionError.noUsableCandidate) { try await connection.setRemoteDescription(answer) }
         #expect(connection.state == .new)
     }
