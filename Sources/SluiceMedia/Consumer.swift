@@ -40,7 +40,6 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     private(set) var maxTemporalLayer: UInt8 = 255
     /// Outgoing video sequence number -> the source packet it carried (for NACKs).
     private var sent = SentPacketMap()
-    private var retransmitted: UInt64 = 0
     // Bandwidth probing: padding that lets the player's estimate rise above what it receives.
     private var probeKbps: Double = 0
     private var probeTotalKbps: Double = 0
@@ -73,8 +72,12 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         var lastSourceLayer = -1
         var lastSourceTimestamp: UInt32 = 0
 
+        /// Decided once: the packet path must not compare codec names.
+        let isVP8: Bool
+
         init(parameters: TrackParameters, enabled: Bool) {
             self.parameters = parameters
+            isVP8 = parameters.kind == .video && CodecKind(parameters.codecName) == .vp8
             mid = Array(parameters.mid.utf8)
             self.enabled = enabled
             munger = SequenceMunger(initialSequence: UInt16.random(in: 1..<0x4000),
@@ -307,7 +310,6 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             VP8Munger.write(pictureID: entry.pictureID, tl0PicIdx: entry.tl0PicIdx,
                             into: UnsafeMutableRawBufferPointer(rebasing: raw[payloadOffset..<writer.offset]))
         }
-        retransmitted += 1
         transport.sendRTP(buffer: buffer, length: writer.offset)
     }
 
@@ -344,7 +346,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         }
         guard case .forward(let sequence, let timestamp) = track.munger.map(
             sequence: packet.sequenceNumber, timestamp: packet.timestamp, now: item.now) else { return }
-        let rewriteVP8 = item.kind == .video && track.parameters.codecName.lowercased() == "vp8"
+        let rewriteVP8 = track.isVP8
 
         let pool = transport.worker.pool
         guard let buffer = pool.take() else { return }
