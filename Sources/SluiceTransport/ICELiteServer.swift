@@ -166,6 +166,12 @@ public final class ICELiteServer {
         tuples.contains { $0.address == address }
     }
 
+    /// Authenticated media from the selected tuple (SRTP that decrypted) also proves the peer is
+    /// there: a few lost consent checks must not end a stream that is flowing.
+    public func refreshConsent(now: UInt64) {
+        if now > lastConsentMicros { lastConsentMicros = now }
+    }
+
     /// RFC 7675: consent is lost when no authenticated request arrived on the selected tuple for
     /// `timeoutMicros` (30 s by default; browsers check about every 5 s).
     public func isConsentExpired(now: UInt64, timeoutMicros: UInt64 = 30_000_000) -> Bool {

@@ -202,6 +202,7 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
                 srtpErrors += 1
                 return
             }
+            ice.refreshConsent(now: now)
             delegate?.transport(self, didReceiveRTCP: UnsafeMutableRawBufferPointer(rebasing: datagram[0..<length]), now: now)
         } else {
             let probe = Self.rtpPathProbe
@@ -211,6 +212,7 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
                 srtpErrors += 1
                 return
             }
+            ice.refreshConsent(now: now)
             delegate?.transport(self, didReceiveRTP: UnsafeMutableRawBufferPointer(rebasing: datagram[0..<length]), now: now)
         }
     }
