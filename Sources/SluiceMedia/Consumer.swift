@@ -17,6 +17,10 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     private var announcedPlaying = false
     private var hasSource = false
     private var transportSequence: UInt16 = 1
+    /// The transport-wide sequence number the header being written took, or -1.
+    private var pendingTransportSequence: Int32 = -1
+    /// What was sent when, for the player's transport-cc feedback.
+    private var history = SendHistory()
     private var nextReport: UInt64 = 0
     private var rtcpScratch = [UInt8](repeating: 0, count: 1500)
     private let statsBoard: StatsBoard?
@@ -32,7 +36,8 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     private(set) var targetLayer = Int.max
     private var targetReason = LayerSelector.Reason.constraints
     private var notEnoughBandwidthReported = false
-    /// Estimated bandwidth towards the player (kbit/s): its REMB, clean probes, loss.
+    /// Estimated bandwidth towards the player (kbit/s): from its transport-cc feedback, or
+    /// from its REMB raised by clean probes; capped by loss.
     private var estimate = BandwidthEstimate()
     var bandwidthKbps: Double? { estimate.kbps }
     private var vp8 = VP8Munger()
@@ -46,9 +51,13 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     private var probeUntil: UInt64 = 0
     private var probeClean = true
     private var rembAtProbeStart: Double = 0
+    private var probeStart: UInt64 = 0
     private var lastProbeEnd: UInt64 = 0
     private var paddingSent: UInt64 = 0
+    /// A REMB takes a while to show what a probe did; transport-cc feedback shows queueing
+    /// within a feedback interval, so those probes are short.
     static let probeMicros: UInt64 = 2_000_000
+    static let feedbackProbeMicros: UInt64 = 600_000
     static let probeSpacingMicros: UInt64 = 1_000_000
     private var firsReceived: UInt64 = 0
     private var nacksReceived: UInt64 = 0
@@ -117,7 +126,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         let layers = producer.selectorLayers(now: now)
         let wanted = constraints.video ?? VideoConstraints()
         let choice: LayerSelector.Choice
-        if let chosen = LayerSelector.choose(layers: layers, constraints: wanted, bandwidthKbps: limitingBandwidth(),
+        if let chosen = LayerSelector.choose(layers: layers, constraints: wanted, bandwidthKbps: limitingBandwidth(now: now),
                                              current: currentLayer) {
             choice = chosen
         } else if targetLayer == Int.max {
@@ -215,15 +224,16 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     }
 
     /// The estimate the selector should respect. With `quality: auto` that is always the
-    /// estimate. A named quality is pinned unless the player shows congestion (loss, or an
-    /// estimate below what it is being sent): a receiver's estimate never rises far above what
-    /// it receives, so on its own it says nothing about a higher layer the player asked for.
-    private func limitingBandwidth() -> Double? {
-        guard let estimate = bandwidthKbps else { return nil }
-        if (constraints.video?.quality ?? .auto) == .auto { return estimate }
-        let sending = video?.bitrate.kbps ?? 0
-        let congested = remoteFractionLost > 0.02 || (sending > 0 && estimate < sending * 0.9)
-        return congested ? estimate : nil
+    /// estimate. A named quality is held below what it asked for only while the path shows
+    /// congestion (loss, queueing, a falling REMB): a REMB that is merely low says nothing
+    /// about a higher layer, since a receiver's estimate never rises far above what it gets.
+    private func limitingBandwidth(now: UInt64) -> Double? {
+        guard let value = bandwidthKbps else { return nil }
+        if (constraints.video?.quality ?? .auto) == .auto { return value }
+        if estimate.congested(now: now) { return value }
+        // Held low by congestion before: stay with the estimate until probes raise it, or a
+        // steady cap would bounce the player between layers.
+        return targetReason == .bandwidth ? value : nil
     }
 
     /// When bandwidth holds the player below the layer it asked for, and it reports no loss,
@@ -244,16 +254,22 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
               ideal.layer != current else { return }
         let ranked = layers.filter(\.active).sorted(by: LayerSelector.ranksBelow)
         guard let position = ranked.firstIndex(where: { $0.index == current }), position + 1 < ranked.count else { return }
-        let up = ranked[position + 1]
-        probeKbps = max(50, up.bitrateKbps * 1.4 - ranked[position].bitrateKbps)
-        probeTotalKbps = up.bitrateKbps * 1.4
-        probeUntil = now + Self.probeMicros
+        // With transport-cc the probe's own arrivals show whether the path holds it, so probe
+        // straight for the layer asked for; a REMB is only trusted one layer at a time.
+        let feedback = estimate.usesTransportFeedback
+        let up = feedback ? (ranked.first { $0.index == ideal.layer } ?? ranked[position + 1]) : ranked[position + 1]
+        probeTotalKbps = up.bitrateKbps * (feedback ? 1.3 : 1.4)
+        probeKbps = max(50, probeTotalKbps - ranked[position].bitrateKbps)
+        probeStart = now
+        probeUntil = now + (feedback ? Self.feedbackProbeMicros : Self.probeMicros)
         probeClean = true
         rembAtProbeStart = estimate.remb ?? 0
     }
 
     private func stopProbe(now: UInt64) {
-        let clean = probeClean && (estimate.remb ?? 0) >= rembAtProbeStart * 0.9
+        let clean = probeClean && (estimate.usesTransportFeedback
+            ? !estimate.sendSide.congested(since: probeStart) && estimate.sendSide.lossFraction <= 0.02
+            : (estimate.remb ?? 0) >= rembAtProbeStart * 0.9)
         estimate.probeEnded(totalKbps: probeTotalKbps, clean: clean, now: now)
         probeUntil = 0
         lastProbeEnd = now
@@ -285,7 +301,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             raw[0] |= 0x20
             paddingSent += UInt64(writer.offset)
             remaining -= writer.offset
-            transport.sendRTP(buffer: buffer, length: writer.offset)
+            emit(buffer: buffer, length: writer.offset, now: now)
         }
     }
 
@@ -310,7 +326,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             VP8Munger.write(pictureID: entry.pictureID, tl0PicIdx: entry.tl0PicIdx,
                             into: UnsafeMutableRawBufferPointer(rebasing: raw[payloadOffset..<writer.offset]))
         }
-        transport.sendRTP(buffer: buffer, length: writer.offset)
+        emit(buffer: buffer, length: writer.offset, now: now)
     }
 
     private func switchLayer(to layer: Int, _ item: borrowing ForwardedPacket) {
@@ -377,7 +393,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         track.lastSourceLayer = item.layer
         track.lastSourceTimestamp = packet.timestamp
         if item.isKeyFrame { track.keyFrames += 1 }
-        transport.sendRTP(buffer: buffer, length: writer.offset)
+        emit(buffer: buffer, length: writer.offset, now: item.now)
         if !announcedPlaying {
             announcedPlaying = true
             report(.playing(parameters.handle))
@@ -395,12 +411,26 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         if let id = ids.absSendTime { _ = extensions.append(id: id, uint24: AbsSendTime.value(micros: now)) }
         if let id = ids.transportCC {
             _ = extensions.append(id: id, uint16: transportSequence)
+            pendingTransportSequence = Int32(transportSequence)
             transportSequence &+= 1
         }
         if let id = ids.audioLevel, let level = audioLevel { _ = extensions.append(id: id, uint8: level) }
         let header = RTPHeader(marker: marker, payloadType: track.parameters.payloadType, sequenceNumber: sequence,
                                timestamp: timestamp, ssrc: track.parameters.localSSRC)
         return header.write(into: &writer, extensions: extensions) ?? 0
+    }
+
+    /// What goes to the player now (kbit/s), both kinds and padding, for the estimators.
+    private var sentKbps: Double { (video?.bitrate.kbps ?? 0) + (audio?.bitrate.kbps ?? 0) }
+
+    /// Every RTP packet to the player leaves here, so the send history sees them all.
+    @inline(__always)
+    private func emit(buffer: Int32, length: Int, now: UInt64) {
+        if pendingTransportSequence >= 0 {
+            history.record(sequence: UInt16(truncatingIfNeeded: pendingTransportSequence), size: length, now: now)
+            pendingTransportSequence = -1
+        }
+        transport.sendRTP(buffer: buffer, length: length)
     }
 
     // MARK: Transport delegate
@@ -434,6 +464,12 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
                     // A falling estimate is acted on at once; a rising one at the next tick.
                     if let previous, let current = bandwidthKbps, current < previous * 0.85 { selectLayer(now: now) }
                 }
+            case RTCPPacketType.transportFeedback where packet.count == RTCPTransportWideCC.format:
+                guard let feedback = RTCPTransportWideCC(parsing: packet.bytes) else { continue }
+                let previous = bandwidthKbps
+                estimate.received(feedback, history: history, sentKbps: sentKbps, now: now)
+                if probeUntil > 0, estimate.sendSide.congested(since: probeStart) { probeClean = false }
+                if let current = bandwidthKbps, current < (previous ?? .infinity) * 0.85 { selectLayer(now: now) }
             case RTCPPacketType.transportFeedback where packet.count == 1:
                 nacksReceived += 1
                 if let nack = RTCPGenericNACK(parsing: packet.bytes),

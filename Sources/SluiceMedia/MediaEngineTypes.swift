@@ -183,7 +183,7 @@ public struct KindStats: Sendable {
     public var height: Int = 0
     public var layer: Int?
     public var keyFrames: UInt64 = 0
-    /// Play: the player's bandwidth estimate (from its REMB), kbit/s.
+    /// Play: the player's bandwidth estimate (transport-cc or REMB), kbit/s.
     public var availableBandwidthKbps: Double?
     /// The stream's simulcast layers (video only).
     public var layers: [LayerStats] = []

@@ -71,8 +71,8 @@ struct AnswerBuilder {
     func media(_ offered: MediaDescription, choice: SDPNegotiator.CodecChoice) -> (MediaDescription, NegotiatedMedia) {
         let mid = offered.mid ?? ""
         let isAudio = offered.kind == .audio
-        // Players report bandwidth by REMB (receive-side estimation) unless the server is
-        // configured to take transport-wide feedback from them.
+        // Players give transport-wide feedback (the server estimates their bandwidth) unless
+        // the server is configured to take only their REMB.
         let dropTransportCC = parameters.role == .play && !configuration.transportCCForPlay
         var chosenCodec = choice.codec
         var chosenRTX = choice.rtx

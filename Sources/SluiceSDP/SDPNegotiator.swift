@@ -13,9 +13,9 @@ public struct SDPNegotiator: Sendable {
         public var acceptsDataChannel: Bool
         public var sctpPort: Int
         public var maxMessageSize: Int
-        /// Keep transport-wide congestion control in play answers. Off by default: Sluice
-        /// takes a player's bandwidth from its REMB (the player estimates on its side).
-        public var transportCCForPlay = false
+        /// Keep transport-wide congestion control in play answers, so the server estimates a
+        /// player's bandwidth from its feedback (players without it send REMB instead).
+        public var transportCCForPlay = true
 
         public init(videoCodecs: [String] = ["VP8", "H264", "VP9", "AV1"], audioCodecs: [String] = ["opus"],
                     maxSimulcastLayers: Int = 3, acceptsDataChannel: Bool = true,

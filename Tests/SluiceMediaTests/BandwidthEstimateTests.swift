@@ -44,4 +44,19 @@ struct BandwidthEstimateTests {
         e.received(remb: 310, now: BandwidthEstimate.probeValidityMicros + 1)
         #expect(e.kbps == 310)
     }
+
+    /// A REMB that stays low is not congestion (a receiver estimates near what it gets); one
+    /// that falls is, for a while.
+    @Test func onlyAFallingREMBIsCongestion() {
+        var e = BandwidthEstimate()
+        for second in 0..<10 { e.received(remb: 50, now: UInt64(second) * 1_000_000) }
+        #expect(!e.congested(now: 10_000_000))
+        e.received(remb: 2000, now: 11_000_000)
+        e.received(remb: 600, now: 12_000_000)
+        #expect(e.congested(now: 12_000_000))
+        #expect(e.congested(now: 12_000_000 + BandwidthEstimate.rembCongestionMicros - 1))
+        #expect(!e.congested(now: 12_000_000 + BandwidthEstimate.rembCongestionMicros))
+        e.received(lossFraction: 0.05, sentKbps: 600)
+        #expect(e.congested(now: 40_000_000))
+    }
 }

@@ -54,19 +54,21 @@ func answer(_ offer: String, _ role: StreamRole, publisher: PublisherCodecs? = n
         #expect(!n.answerSDP.contains("\n\n") && !n.answerSDP.replacingOccurrences(of: "\r\n", with: "").contains("\n"))
     }
 
-    /// Players report bandwidth by REMB: a play answer leaves transport-wide feedback out,
-    /// unless the configuration keeps it.
-    @Test func playAnswerLeavesOutTransportCC() throws {
-        let (n, a) = try answer(Offers.text("chromium-play"), .play)
+    /// Players give transport-wide feedback (and REMB where they only have that); a
+    /// configuration can leave transport-cc out of play answers.
+    @Test func playAnswerKeepsTransportCCUnlessConfiguredOut() throws {
+        let (n, _) = try answer(Offers.text("chromium-play"), .play)
         let video = try #require(n.session.video)
-        #expect(!video.feedback.transportCC && video.feedback.remb)
-        #expect(video.extensions.transportCC == nil)
-        #expect(!n.answerSDP.contains("transport-cc") && !n.answerSDP.contains("transport-wide-cc"))
+        #expect(video.feedback.transportCC && video.feedback.remb)
+        #expect(video.extensions.transportCC != nil)
+        #expect(n.answerSDP.contains("transport-cc") && n.answerSDP.contains("transport-wide-cc"))
+        var drop = SDPNegotiator.Configuration()
+        drop.transportCCForPlay = false
+        let (dropped, a) = try answer(Offers.text("chromium-play"), .play, configuration: drop)
+        #expect(dropped.session.video?.feedback.transportCC == false)
+        #expect(dropped.session.video?.extensions.transportCC == nil)
+        #expect(!dropped.answerSDP.contains("transport-cc") && !dropped.answerSDP.contains("transport-wide-cc"))
         #expect(a.media.allSatisfy { m in m.codecs.allSatisfy { !$0.feedback.contains { $0.type == "transport-cc" } } })
-        var keep = SDPNegotiator.Configuration()
-        keep.transportCCForPlay = true
-        let (kept, _) = try answer(Offers.text("chromium-play"), .play, configuration: keep)
-        #expect(kept.session.video?.feedback.transportCC == true)
     }
 
     @Test func chromiumSimulcastPublish() throws {

@@ -1,0 +1,123 @@
+import SluiceRTP
+import SluiceWire
+
+/// A player's available bandwidth, estimated on the server from the player's transport-cc
+/// feedback: when each packet we sent arrived, or that it did not.
+///
+/// - Delay: `DelayTrendDetector` sees a queue building before any packet is lost; overuse
+///   cuts the estimate to 85% of what the player actually received (the acked rate).
+/// - Loss: above 10% the estimate falls with it; under 2% it may rise.
+/// - Rise: 8% a second while nothing is wrong, never far above what is being acked (a path
+///   that was never tried is not known to work); a clean probe raises it at once.
+///
+/// There is no figure until the first sign of congestion: with none, nothing limits the
+/// player, so a player on a good path starts on the layer it asked for.
+struct SendSideEstimator {
+    private(set) var kbps: Double?
+    private(set) var ackedKbps: Double?
+    private(set) var lossFraction = 0.0
+    /// When the detector or the loss last said the path is full (µs, our clock).
+    private(set) var lastCongestion: UInt64 = 0
+    private(set) var feedbackReceived: UInt64 = 0
+
+    private var detector = DelayTrendDetector()
+    private var unwrapper = SequenceUnwrapper()
+    private var highestProcessed: Int64 = -1
+    private var lastDecrease: UInt64 = 0
+    private var lastUpdate: UInt64 = 0
+    // The acked-rate window, by arrival time in the player's clock.
+    private var ackedBytes = 0
+    private var ackedWindowStart: Int64 = -1
+    private var ackedWindowEnd: Int64 = -1
+    // The loss window.
+    private var windowLost = 0
+    private var windowTotal = 0
+    private var lossWindowStart: UInt64 = 0
+
+    static let ackedWindowMicros: Int64 = 500_000
+    static let lossWindowMicros: UInt64 = 500_000
+    static let decreaseSpacingMicros: UInt64 = 300_000
+
+    var delaySignal: DelayTrendDetector.Signal { detector.signal }
+
+    /// Takes one feedback packet; `history` gives our send time and size of each sequence.
+    mutating func received(_ feedback: RTCPTransportWideCC, history: SendHistory, sentKbps: Double, now: UInt64) {
+        feedbackReceived += 1
+        var arrival = Int64(feedback.referenceTime) * RTCPTransportWideCC.referenceTimeUnitMicros
+        feedback.forEachPacket { result in
+            let sequence = unwrapper.unwrap(result.sequenceNumber)
+            if result.status != .notReceived {
+                arrival += Int64(result.delta) * RTCPTransportWideCC.deltaTickMicros
+            }
+            // Each packet once: a later feedback may repeat what an earlier one reported.
+            guard sequence > highestProcessed, let sent = history.lookup(result.sequenceNumber) else { return }
+            highestProcessed = sequence
+            windowTotal += 1
+            guard result.status != .notReceived else {
+                windowLost += 1
+                return
+            }
+            detector.add(sendMicros: Int64(sent.sendMicros), arrivalMicros: arrival)
+            addAcked(bytes: sent.size, arrival: arrival)
+        }
+        if now - lossWindowStart >= Self.lossWindowMicros, windowTotal > 0 {
+            lossFraction = Double(windowLost) / Double(windowTotal)
+            windowLost = 0
+            windowTotal = 0
+            lossWindowStart = now
+        }
+        update(sentKbps: sentKbps, now: now)
+    }
+
+    private mutating func addAcked(bytes: Int, arrival: Int64) {
+        if ackedWindowStart < 0 { ackedWindowStart = arrival }
+        ackedBytes += bytes
+        ackedWindowEnd = max(ackedWindowEnd, arrival)
+        let span = ackedWindowEnd - ackedWindowStart
+        if span >= Self.ackedWindowMicros {
+            ackedKbps = Double(ackedBytes) * 8 * 1000 / Double(span)
+            ackedBytes = 0
+            ackedWindowStart = ackedWindowEnd
+        }
+    }
+
+    private mutating func update(sentKbps: Double, now: UInt64) {
+        defer { lastUpdate = now }
+        let received = ackedKbps ?? sentKbps
+        if detector.signal == .overuse {
+            lastCongestion = now
+            if now - lastDecrease >= Self.decreaseSpacingMicros, received > 0 {
+                kbps = min(kbps ?? .infinity, 0.85 * received)
+                lastDecrease = now
+            }
+            return
+        }
+        if lossFraction > 0.1, sentKbps > 0 {
+            lastCongestion = now
+            if now - lastDecrease >= Self.decreaseSpacingMicros {
+                kbps = min(kbps ?? .infinity, sentKbps * (1 - 0.5 * lossFraction))
+                lastDecrease = now
+            }
+            return
+        }
+        // Rise, unless delay is still draining (underuse) or loss is noticeable.
+        guard var value = kbps, detector.signal == .normal, lossFraction < 0.02, lastUpdate > 0 else { return }
+        let seconds = Double(min(now - lastUpdate, 1_000_000)) / 1_000_000
+        let ceiling = 1.5 * received + 100
+        if value < ceiling {
+            value = min(ceiling, value * (1 + 0.08 * seconds) + 10 * seconds)
+        }
+        kbps = value
+    }
+
+    /// A probe at `totalKbps` passed without queueing or loss: the path carries it.
+    mutating func probeSucceeded(totalKbps: Double) {
+        guard let value = kbps else { return }
+        kbps = max(value, totalKbps)
+    }
+
+    /// The path showed congestion at or after `since`.
+    func congested(since: UInt64) -> Bool {
+        lastCongestion != 0 && lastCongestion >= since
+    }
+}

@@ -1,0 +1,185 @@
+import SluiceRTP
+import Testing
+@testable import SluiceMedia
+
+/// A sender pushing packets through a bottleneck of `capacityKbps` with a FIFO queue of
+/// `queueLimitMs` (packets that would wait longer are dropped), and the player's transport-cc
+/// feedback every 50 ms, as the server's estimator would get it.
+struct BottleneckPath {
+    var capacityKbps: Double
+    var queueLimitMs: Double = 500
+    var jitterMicros: Int64 = 0
+
+    private(set) var history = SendHistory()
+    private var sequence: UInt16 = 1
+    private var queueFreeAt: Int64 = 0
+    /// (sequence, arrival µs or nil when dropped), not yet reported.
+    private var pending: [(UInt16, Int64?)] = []
+    private var feedbackCount: UInt8 = 0
+    private var rng = SplitMix(seed: 7)
+
+    init(capacityKbps: Double, queueLimitMs: Double = 500, jitterMicros: Int64 = 0) {
+        self.capacityKbps = capacityKbps
+        self.queueLimitMs = queueLimitMs
+        self.jitterMicros = jitterMicros
+    }
+
+    mutating func send(size: Int, at now: Int64) {
+        history.record(sequence: sequence, size: size, now: UInt64(now))
+        let start = max(now, queueFreeAt)
+        if Double(start - now) / 1000 > queueLimitMs {
+            pending.append((sequence, nil))
+        } else {
+            queueFreeAt = start + Int64(Double(size * 8) / capacityKbps * 1000)
+            let jitter = jitterMicros > 0 ? Int64(rng.next() % UInt64(jitterMicros)) : 0
+            pending.append((sequence, queueFreeAt + 1_000 + jitter))
+        }
+        sequence &+= 1
+    }
+
+    /// Feedback for every packet that arrived (or was dropped) before `now`, in order.
+    mutating func feedback(at now: Int64) -> RTCPTransportWideCC? {
+        var count = 0
+        while count < pending.count, (pending[count].1 ?? 0) <= now { count += 1 }
+        guard count > 0 else { return nil }
+        let batch = pending.prefix(count)
+        pending.removeFirst(count)
+        let firstArrival = batch.compactMap(\.1).first ?? now
+        let reference = firstArrival / RTCPTransportWideCC.referenceTimeUnitMicros
+        var last = reference * RTCPTransportWideCC.referenceTimeUnitMicros
+        var deltas: [Int16?] = []
+        for (_, arrival) in batch {
+            guard let arrival else { deltas.append(nil); continue }
+            let ticks = (arrival - last) / RTCPTransportWideCC.deltaTickMicros
+            deltas.append(Int16(clamping: ticks))
+            last += ticks * RTCPTransportWideCC.deltaTickMicros
+        }
+        feedbackCount &+= 1
+        return RTCPTransportWideCC(senderSSRC: 1, mediaSSRC: 2, baseSequenceNumber: batch.first!.0,
+                                   referenceTime: Int32(reference), feedbackPacketCount: feedbackCount,
+                                   arrivals: deltas)
+    }
+}
+
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Runs `seconds` of sending at `rateKbps` in 1200-byte packets through `path`, feeding the
+/// estimator every 50 ms; returns the estimates seen after each feedback.
+@discardableResult
+func run(_ estimator: inout SendSideEstimator, _ path: inout BottleneckPath, rateKbps: Double,
+         from start: Int64, seconds: Double) -> [Double?] {
+    var estimates: [Double?] = []
+    let interval = Int64(1200 * 8 / rateKbps * 1000)
+    var nextSend = start
+    var nextFeedback = start + 50_000
+    let end = start + Int64(seconds * 1_000_000)
+    while nextSend < end || nextFeedback < end {
+        if nextSend <= nextFeedback && nextSend < end {
+            path.send(size: 1200, at: nextSend)
+            nextSend += interval
+        } else {
+            if let feedback = path.feedback(at: nextFeedback) {
+                estimator.received(feedback, history: path.history, sentKbps: rateKbps, now: UInt64(nextFeedback))
+                estimates.append(estimator.kbps)
+            }
+            nextFeedback += 50_000
+        }
+    }
+    return estimates
+}
+
+struct SendSideEstimatorTests {
+    @Test func historyFindsWhatWasSentAndForgetsOverwrittenSlots() {
+        var history = SendHistory()
+        history.record(sequence: 10, size: 1200, now: 5)
+        #expect(history.lookup(10)?.sendMicros == 5 && history.lookup(10)?.size == 1200)
+        #expect(history.lookup(11) == nil)
+        history.record(sequence: 10 &+ UInt16(SendHistory.capacity), size: 100, now: 9)
+        #expect(history.lookup(10) == nil)
+    }
+
+    @Test(arguments: [
+        // (path capacity, send rate): a path with room gives no figure at all.
+        (5_000.0, 1_500.0), (2_000.0, 1_500.0), (100_000.0, 2_500.0),
+    ])
+    func aPathWithRoomNeverLimits(capacity: Double, rate: Double) {
+        var estimator = SendSideEstimator()
+        var path = BottleneckPath(capacityKbps: capacity, jitterMicros: 2_000)
+        let estimates = run(&estimator, &path, rateKbps: rate, from: 1_000_000, seconds: 10)
+        #expect(estimates.allSatisfy { $0 == nil })
+        #expect(estimator.delaySignal != .overuse)
+        #expect(estimator.lossFraction == 0)
+    }
+
+    @Test(arguments: [(300.0, 1_500.0), (800.0, 2_500.0), (100.0, 1_000.0)])
+    func aBottleneckIsFoundBeforeLossFromDelay(capacity: Double, rate: Double) throws {
+        var estimator = SendSideEstimator()
+        var path = BottleneckPath(capacityKbps: capacity, queueLimitMs: 10_000)
+        let estimates = run(&estimator, &path, rateKbps: rate, from: 1_000_000, seconds: 3)
+        let first = try #require(estimates.firstIndex { $0 != nil })
+        // Within 1.5 s of feedback (a 100 kbit/s path delivers only ten packets a second to
+        // learn from), from delay alone: the queue drops nothing.
+        #expect(first < 30)
+        #expect(estimator.lossFraction == 0)
+        let value = try #require(estimator.kbps)
+        #expect(value <= capacity * 1.0 && value >= capacity * 0.5, "estimate \(value) for a \(capacity) kbit/s path")
+    }
+
+    @Test func heavyLossCutsTheEstimate() throws {
+        var estimator = SendSideEstimator()
+        // A tiny queue: the bottleneck drops instead of delaying.
+        var path = BottleneckPath(capacityKbps: 500, queueLimitMs: 1)
+        run(&estimator, &path, rateKbps: 1_500, from: 1_000_000, seconds: 3)
+        #expect(estimator.lossFraction > 0.3)
+        let value = try #require(estimator.kbps)
+        #expect(value < 1_500)
+    }
+
+    @Test func afterCongestionTheEstimateRisesSlowlyAndAProbeLiftsIt() throws {
+        var estimator = SendSideEstimator()
+        var path = BottleneckPath(capacityKbps: 300, queueLimitMs: 10_000)
+        run(&estimator, &path, rateKbps: 1_500, from: 1_000_000, seconds: 2)
+        let low = try #require(estimator.kbps)
+        // The cap is lifted; the sender stays at the layer that fits, the queue drains.
+        path = BottleneckPath(capacityKbps: 100_000)
+        run(&estimator, &path, rateKbps: 250, from: 20_000_000, seconds: 5)
+        let risen = try #require(estimator.kbps)
+        #expect(risen >= low)
+        #expect(risen <= 1.5 * 250 + 100 + 1, "no higher than the acked rate allows: \(risen)")
+        estimator.probeSucceeded(totalKbps: 3_000)
+        #expect(estimator.kbps == 3_000)
+    }
+
+    @Test func jitterAloneIsNotOveruse() {
+        var estimator = SendSideEstimator()
+        var path = BottleneckPath(capacityKbps: 50_000, jitterMicros: 15_000)
+        let estimates = run(&estimator, &path, rateKbps: 2_000, from: 1_000_000, seconds: 20)
+        #expect(estimates.allSatisfy { $0 == nil }, "jitter read as congestion")
+    }
+
+    @Test func repeatedAndUnknownSequencesAreIgnored() throws {
+        var estimator = SendSideEstimator()
+        var path = BottleneckPath(capacityKbps: 50_000)
+        path.send(size: 1200, at: 1_000)
+        let maybeFeedback = path.feedback(at: 100_000)
+        let feedback = try #require(maybeFeedback)
+        estimator.received(feedback, history: path.history, sentKbps: 100, now: 100_000)
+        estimator.received(feedback, history: path.history, sentKbps: 100, now: 150_000)
+        // A feedback for packets never sent changes nothing.
+        let stranger = RTCPTransportWideCC(senderSSRC: 1, mediaSSRC: 2, baseSequenceNumber: 30_000, referenceTime: 0,
+                                           feedbackPacketCount: 9, arrivals: [nil, nil, nil])
+        estimator.received(stranger, history: path.history, sentKbps: 100, now: 200_000)
+        #expect(estimator.lossFraction == 0)
+        #expect(estimator.kbps == nil)
+    }
+}
