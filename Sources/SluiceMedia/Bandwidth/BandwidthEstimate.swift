@@ -49,13 +49,13 @@ struct BandwidthEstimate {
         if usesTransportFeedback {
             return sendSide.congested(since: now > 2_000_000 ? now - 2_000_000 : 0)
         }
-        return rembFellAt != 0 && now - rembFellAt < Self.rembCongestionMicros
+        return rembFellAt != 0 && (now < rembFellAt || now - rembFellAt < Self.rembCongestionMicros)
     }
 
     mutating func received(remb kbps: Double, now: UInt64) {
         remb = kbps
         if kbps < rembReference * Self.rembFall { rembFellAt = now }
-        if kbps >= rembReference || now - rembReferenceAt > 3_000_000 {
+        if kbps >= rembReference || now > rembReferenceAt + 3_000_000 {
             rembReference = kbps
             rembReferenceAt = now
         }

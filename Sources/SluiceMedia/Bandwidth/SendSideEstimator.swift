@@ -60,7 +60,7 @@ struct SendSideEstimator {
             detector.add(sendMicros: Int64(sent.sendMicros), arrivalMicros: arrival)
             addAcked(bytes: sent.size, arrival: arrival)
         }
-        if now - lossWindowStart >= Self.lossWindowMicros, windowTotal > 0 {
+        if now >= lossWindowStart + Self.lossWindowMicros, windowTotal > 0 {
             lossFraction = Double(windowLost) / Double(windowTotal)
             windowLost = 0
             windowTotal = 0
@@ -86,7 +86,7 @@ struct SendSideEstimator {
         let received = ackedKbps ?? sentKbps
         if detector.signal == .overuse {
             lastCongestion = now
-            if now - lastDecrease >= Self.decreaseSpacingMicros, received > 0 {
+            if now >= lastDecrease + Self.decreaseSpacingMicros, received > 0 {
                 kbps = min(kbps ?? .infinity, 0.85 * received)
                 lastDecrease = now
             }
@@ -94,7 +94,7 @@ struct SendSideEstimator {
         }
         if lossFraction > 0.1, sentKbps > 0 {
             lastCongestion = now
-            if now - lastDecrease >= Self.decreaseSpacingMicros {
+            if now >= lastDecrease + Self.decreaseSpacingMicros {
                 kbps = min(kbps ?? .infinity, sentKbps * (1 - 0.5 * lossFraction))
                 lastDecrease = now
             }
@@ -102,7 +102,7 @@ struct SendSideEstimator {
         }
         // Rise, unless delay is still draining (underuse) or loss is noticeable.
         guard var value = kbps, detector.signal == .normal, lossFraction < 0.02, lastUpdate > 0 else { return }
-        let seconds = Double(min(now - lastUpdate, 1_000_000)) / 1_000_000
+        let seconds = Double(min(now > lastUpdate ? now - lastUpdate : 0, 1_000_000)) / 1_000_000
         let ceiling = 1.5 * received + 100
         if value < ceiling {
             value = min(ceiling, value * (1 + 0.08 * seconds) + 10 * seconds)
