@@ -38,6 +38,11 @@ enum CodecKind {
             guard let sps = H264Payload(parsing: payload)?.sequenceParameterSet,
                   let parsed = H264SequenceParameterSet(parsing: sps) else { return nil }
             return (parsed.width, parsed.height)
+        case .av1:
+            // The sequence header that opens a key frame gives the encoder's maximum frame size.
+            guard let obu = AV1Payload(parsing: payload)?.sequenceHeader,
+                  let header = AV1SequenceHeader(parsing: obu) else { return nil }
+            return (header.maxFrameWidth, header.maxFrameHeight)
         default: return nil
         }
     }

@@ -1,5 +1,6 @@
-/// Reads bits MSB first and Exp-Golomb codes (H.264 section 9.1) from an RBSP.
-/// Every read returns nil past the end instead of trapping.
+/// Reads bits MSB first and Exp-Golomb codes (H.264 section 9.1) from an RBSP; the same
+/// reads serve AV1, whose f(n) and uvlc() are these. Every read returns nil past the end
+/// instead of trapping.
 struct ExpGolombReader {
     let bytes: UnsafeRawBufferPointer
     private(set) var bitOffset = 0

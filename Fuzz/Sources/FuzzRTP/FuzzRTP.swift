@@ -52,7 +52,10 @@ public func fuzzRTP(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         precondition(vp9.length <= payload.count)
         _ = vp9.isKeyFrame
     }
-    _ = AV1AggregationHeader(parsing: payload)?.isKeyFrame
+    if let av1 = AV1Payload(parsing: payload) {
+        checkAV1(av1, payload: payload)
+    }
+    _ = AV1SequenceHeader(parsing: payload)
     _ = OpusPayload(parsing: payload)?.isDTX
 
     // Rewrite the header in place and re-parse.
@@ -100,6 +103,34 @@ public func fuzzRTP(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     precondition(copy.payloadOffset == offset && RTPHeader(copy) == rewritten)
     precondition(copy.payloadLength == reparsed.payloadLength && copy.csrcCount == 0)
     return 0
+}
+
+/// OBU elements and OBU payloads lie inside the packet payload; a sequence header found in it
+/// has a size that the 16-bit fields can hold.
+func checkAV1(_ av1: AV1Payload, payload: UnsafeRawBufferPointer) {
+    _ = av1.aggregationHeader.isKeyFrame
+    let start = payload.baseAddress! + AV1AggregationHeader.length
+    let end = payload.baseAddress! + payload.count
+    var elements = av1.obuElements
+    var previousEnd = start
+    while let element = elements.next() {
+        precondition(element.count > 0 && element.baseAddress! >= previousEnd && element.baseAddress! + element.count <= end)
+        previousEnd = element.baseAddress! + element.count
+        if let header = AV1OBUHeader(parsing: element) {
+            precondition(header.length >= 1 && header.length <= element.count)
+            let body = header.payload(in: element)
+            precondition(body.count == 0 || body.baseAddress! == element.baseAddress! + header.length)
+            precondition(body.count <= element.count - header.length && body.count <= header.payloadSize ?? .max)
+        }
+    }
+    if let obu = av1.sequenceHeader {
+        precondition(obu.count == 0 || (obu.baseAddress! >= start && obu.baseAddress! + obu.count <= end))
+        if let header = AV1SequenceHeader(parsing: obu) {
+            precondition((1...65536).contains(header.maxFrameWidth) && (1...65536).contains(header.maxFrameHeight))
+            precondition(header.profile <= 2 && (1...32).contains(header.operatingPointCount))
+            precondition(header.isStillPicture || !header.hasReducedStillPictureHeader)
+        }
+    }
 }
 
 /// Serializes a list, iterates it back and compares with the list's own view.
