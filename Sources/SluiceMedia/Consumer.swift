@@ -40,6 +40,8 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     private(set) var maxTemporalLayer: UInt8 = 255
     /// Outgoing video sequence number -> the source packet it carried (for NACKs).
     private var sent = SentPacketMap()
+    /// Sequence numbers of the RTX stream, below 2^15 at start like every outgoing stream.
+    private var rtxSequence = UInt16.random(in: 1..<0x4000)
     // Bandwidth probing: padding that lets the player's estimate rise above what it receives.
     private var probeKbps: Double = 0
     private var probeTotalKbps: Double = 0
@@ -299,8 +301,21 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         guard let buffer = pool.take() else { return }
         let raw = UnsafeMutableRawBufferPointer(start: pool.pointer(buffer), count: PacketBufferPool.bufferSize)
         var writer = ByteWriter(raw)
-        let payloadOffset = writeHeader(&writer, track: video, marker: source.marker, sequence: outSequence,
+        let payloadOffset: Int
+        if let rtxPayloadType = video.parameters.rtxPayloadType, let rtxSSRC = video.parameters.localRTXSSRC {
+            // RFC 4588: the RTX stream's own numbering, the original sequence number first.
+            var extensions = RTPHeaderExtensionList()
+            if let id = video.parameters.extensions.mid { _ = video.mid.withUnsafeBytes { extensions.append(id: id, value: $0) } }
+            let header = RTPHeader(marker: source.marker, payloadType: rtxPayloadType, sequenceNumber: rtxSequence,
+                                   timestamp: entry.outTimestamp, ssrc: rtxSSRC)
+            rtxSequence &+= 1
+            _ = header.write(into: &writer, extensions: extensions)
+            writer.write(outSequence)
+            payloadOffset = writer.offset
+        } else {
+            payloadOffset = writeHeader(&writer, track: video, marker: source.marker, sequence: outSequence,
                                         timestamp: entry.outTimestamp, audioLevel: nil, now: now)
+        }
         writer.write(bytes: UnsafeRawBufferPointer(source.payload))
         guard !writer.overflowed else {
             pool.give(buffer)

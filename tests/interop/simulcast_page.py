@@ -90,7 +90,8 @@ window.sim = (() => {
         out = {framesDecoded: s.framesDecoded || 0, frameWidth: s.frameWidth || 0,
                frameHeight: s.frameHeight || 0, packetsLost: s.packetsLost || 0,
                nackCount: s.nackCount || 0, freezeCount: s.freezeCount || 0,
-               pliCount: s.pliCount || 0, framesPerSecond: s.framesPerSecond || 0, at: performance.now()};
+               pliCount: s.pliCount || 0, framesPerSecond: s.framesPerSecond || 0,
+               retransmittedPacketsReceived: s.retransmittedPacketsReceived || 0, at: performance.now()};
       }
     });
     return out;

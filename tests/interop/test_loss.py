@@ -48,25 +48,28 @@ async def _lossy_run(server, figures, match_for, label):
         decoded = end["framesDecoded"] - start["framesDecoded"]
         lost = end["packetsLost"] - start["packetsLost"]
         nacks = end["nackCount"] - start["nackCount"]
+        rtx = end["retransmittedPacketsReceived"] - start["retransmittedPacketsReceived"]
         figures({"loss": f"{LOSS_PERCENT}% {label}", "framesDecodedIn8s": decoded, "playerNacks": nacks,
+                 "retransmissionsReceivedOverRTX": rtx,
                  "playerPacketsLostAfterRepair": lost, "freezes": end["freezeCount"] - start["freezeCount"],
                  "serverNacksToPublisher": publisher_stats.get("video", {}).get("nacks")})
-        return decoded, lost, nacks, publisher_stats
+        return decoded, lost, nacks, publisher_stats, rtx
     finally:
         await close_all(pub)
 
 
 def test_player_loss_is_repaired_from_the_server_buffer(server, figures):
-    decoded, lost, nacks, _ = asyncio.run(_lossy_run(
+    decoded, lost, nacks, _, rtx = asyncio.run(_lossy_run(
         server, figures, lambda s: f"udp sport {{ {', '.join(map(str, s.media_ports))} }}", "downstream"))
     assert nacks > 0, "the player never NACKed: was any loss applied?"
     # 8 s at 30 fps: repaired loss keeps nearly every frame decodable.
     assert decoded >= 200, f"only {decoded} frames decoded in 8 s under {LOSS_PERCENT}% loss"
     assert lost <= nacks // 4, f"{lost} packets stayed lost of {nacks} NACKed: retransmissions did not arrive"
+    assert rtx > 0, "Chromium negotiated RTX, but no retransmission came over it"
 
 
 def test_publisher_loss_is_nacked_upstream(server, figures):
-    decoded, lost, nacks, stats = asyncio.run(_lossy_run(
+    decoded, lost, nacks, stats, _ = asyncio.run(_lossy_run(
         server, figures, lambda s: f"udp dport {{ {', '.join(map(str, s.media_ports))} }}", "upstream"))
     assert stats.get("video", {}).get("nacks", 0) > 0, f"the server never NACKed the publisher: {stats}"
     assert decoded >= 200, f"only {decoded} frames decoded in 8 s under {LOSS_PERCENT}% upstream loss"
