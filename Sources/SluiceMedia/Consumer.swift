@@ -40,8 +40,6 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     private(set) var maxTemporalLayer: UInt8 = 255
     /// Outgoing video sequence number -> the source packet it carried (for NACKs).
     private var sent = SentPacketMap()
-    /// Sequence numbers of the RTX stream, below 2^15 at start like every outgoing stream.
-    private var rtxSequence = UInt16.random(in: 1..<0x4000)
     // Bandwidth probing: padding that lets the player's estimate rise above what it receives.
     private var probeKbps: Double = 0
     private var probeTotalKbps: Double = 0
@@ -73,6 +71,8 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         /// The source layer and RTP timestamp of the newest packet sent (for switches).
         var lastSourceLayer = -1
         var lastSourceTimestamp: UInt32 = 0
+        /// Video whose player negotiated RTX: NACKs are answered on this stream.
+        var rtx: RTXStream?
 
         /// Decided once: the packet path must not compare codec names.
         let isVP8: Bool
@@ -81,6 +81,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             self.parameters = parameters
             isVP8 = parameters.kind == .video && CodecKind(parameters.codecName) == .vp8
             mid = Array(parameters.mid.utf8)
+            rtx = RTXStream(track: parameters)
             self.enabled = enabled
             munger = SequenceMunger(initialSequence: UInt16.random(in: 1..<0x4000),
                                     initialTimestamp: UInt32.random(in: 0..<0x4000_0000))
@@ -292,7 +293,9 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     }
 
     /// Answers a NACK: rebuilds the packet sent as `outSequence` from the producer's stored
-    /// copy, with the same sequence number, timestamp and VP8 fields (SRTP allows the repeat).
+    /// copy, with the same timestamp and VP8 fields. With RTX negotiated it goes out on the RTX
+    /// stream (RFC 4588: RTX SSRC, payload type and sequence, `outSequence` ahead of the
+    /// payload); without, as it was first sent, same SSRC and sequence (SRTP allows the repeat).
     private func retransmit(_ outSequence: UInt16, now: UInt64) {
         guard let video, let entry = sent.lookup(outSequence), let producer = router?.producer,
               let stored = producer.storedPacket(layer: Int(entry.layer), sequence: entry.sourceSequence),
@@ -302,16 +305,10 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         let raw = UnsafeMutableRawBufferPointer(start: pool.pointer(buffer), count: PacketBufferPool.bufferSize)
         var writer = ByteWriter(raw)
         let payloadOffset: Int
-        if let rtxPayloadType = video.parameters.rtxPayloadType, let rtxSSRC = video.parameters.localRTXSSRC {
-            // RFC 4588: the RTX stream's own numbering, the original sequence number first.
-            var extensions = RTPHeaderExtensionList()
-            if let id = video.parameters.extensions.mid { _ = video.mid.withUnsafeBytes { extensions.append(id: id, value: $0) } }
-            let header = RTPHeader(marker: source.marker, payloadType: rtxPayloadType, sequenceNumber: rtxSequence,
-                                   timestamp: entry.outTimestamp, ssrc: rtxSSRC)
-            rtxSequence &+= 1
-            _ = header.write(into: &writer, extensions: extensions)
-            writer.write(outSequence)
-            payloadOffset = writer.offset
+        if video.rtx != nil {
+            let extensions = headerExtensions(track: video, audioLevel: nil, now: now)
+            payloadOffset = self.video!.rtx!.writeHeader(into: &writer, marker: source.marker, timestamp: entry.outTimestamp,
+                                                         originalSequence: outSequence, extensions: extensions) ?? 0
         } else {
             payloadOffset = writeHeader(&writer, track: video, marker: source.marker, sequence: outSequence,
                                         timestamp: entry.outTimestamp, audioLevel: nil, now: now)
@@ -404,6 +401,16 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     @inline(__always)
     private func writeHeader(_ writer: inout ByteWriter, track: borrowing Track, marker: Bool, sequence: UInt16,
                              timestamp: UInt32, audioLevel: UInt8?, now: UInt64) -> Int {
+        let extensions = headerExtensions(track: track, audioLevel: audioLevel, now: now)
+        let header = RTPHeader(marker: marker, payloadType: track.parameters.payloadType, sequenceNumber: sequence,
+                               timestamp: timestamp, ssrc: track.parameters.localSSRC)
+        return header.write(into: &writer, extensions: extensions) ?? 0
+    }
+
+    /// The header extensions of one packet on `track` (RTX included): mid, abs-send-time, a
+    /// transport-wide sequence number, audio level, as negotiated.
+    @inline(__always)
+    private func headerExtensions(track: borrowing Track, audioLevel: UInt8?, now: UInt64) -> RTPHeaderExtensionList {
         var extensions = RTPHeaderExtensionList()
         let ids = track.parameters.extensions
         if let id = ids.mid { _ = track.mid.withUnsafeBytes { extensions.append(id: id, value: $0) } }
@@ -413,9 +420,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             transportSequence &+= 1
         }
         if let id = ids.audioLevel, let level = audioLevel { _ = extensions.append(id: id, uint8: level) }
-        let header = RTPHeader(marker: marker, payloadType: track.parameters.payloadType, sequenceNumber: sequence,
-                               timestamp: timestamp, ssrc: track.parameters.localSSRC)
-        return header.write(into: &writer, extensions: extensions) ?? 0
+        return extensions
     }
 
     // MARK: Transport delegate
