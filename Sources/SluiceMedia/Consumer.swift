@@ -80,6 +80,8 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         /// The source layer and RTP timestamp of the newest packet sent (for switches).
         var lastSourceLayer = -1
         var lastSourceTimestamp: UInt32 = 0
+        /// Video whose player negotiated RTX: NACKs are answered on this stream.
+        var rtx: RTXStream?
 
         /// Decided once: the packet path must not compare codec names.
         let isVP8: Bool
@@ -88,6 +90,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             self.parameters = parameters
             isVP8 = parameters.kind == .video && CodecKind(parameters.codecName) == .vp8
             mid = Array(parameters.mid.utf8)
+            rtx = RTXStream(track: parameters)
             self.enabled = enabled
             munger = SequenceMunger(initialSequence: UInt16.random(in: 1..<0x4000),
                                     initialTimestamp: UInt32.random(in: 0..<0x4000_0000))
@@ -306,7 +309,9 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     }
 
     /// Answers a NACK: rebuilds the packet sent as `outSequence` from the producer's stored
-    /// copy, with the same sequence number, timestamp and VP8 fields (SRTP allows the repeat).
+    /// copy, with the same timestamp and VP8 fields. With RTX negotiated it goes out on the RTX
+    /// stream (RFC 4588: RTX SSRC, payload type and sequence, `outSequence` ahead of the
+    /// payload); without, as it was first sent, same SSRC and sequence (SRTP allows the repeat).
     private func retransmit(_ outSequence: UInt16, now: UInt64) {
         guard let video, let entry = sent.lookup(outSequence), let producer = router?.producer,
               let stored = producer.storedPacket(layer: Int(entry.layer), sequence: entry.sourceSequence),
@@ -315,8 +320,15 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         guard let buffer = pool.take() else { return }
         let raw = UnsafeMutableRawBufferPointer(start: pool.pointer(buffer), count: PacketBufferPool.bufferSize)
         var writer = ByteWriter(raw)
-        let payloadOffset = writeHeader(&writer, track: video, marker: source.marker, sequence: outSequence,
+        let payloadOffset: Int
+        if video.rtx != nil {
+            let extensions = headerExtensions(track: video, audioLevel: nil, now: now)
+            payloadOffset = self.video!.rtx!.writeHeader(into: &writer, marker: source.marker, timestamp: entry.outTimestamp,
+                                                         originalSequence: outSequence, extensions: extensions) ?? 0
+        } else {
+            payloadOffset = writeHeader(&writer, track: video, marker: source.marker, sequence: outSequence,
                                         timestamp: entry.outTimestamp, audioLevel: nil, now: now)
+        }
         writer.write(bytes: UnsafeRawBufferPointer(source.payload))
         guard !writer.overflowed else {
             pool.give(buffer)
@@ -405,6 +417,16 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     @inline(__always)
     private func writeHeader(_ writer: inout ByteWriter, track: borrowing Track, marker: Bool, sequence: UInt16,
                              timestamp: UInt32, audioLevel: UInt8?, now: UInt64) -> Int {
+        let extensions = headerExtensions(track: track, audioLevel: audioLevel, now: now)
+        let header = RTPHeader(marker: marker, payloadType: track.parameters.payloadType, sequenceNumber: sequence,
+                               timestamp: timestamp, ssrc: track.parameters.localSSRC)
+        return header.write(into: &writer, extensions: extensions) ?? 0
+    }
+
+    /// The header extensions of one packet on `track` (RTX included): mid, abs-send-time, a
+    /// transport-wide sequence number, audio level, as negotiated.
+    @inline(__always)
+    private func headerExtensions(track: borrowing Track, audioLevel: UInt8?, now: UInt64) -> RTPHeaderExtensionList {
         var extensions = RTPHeaderExtensionList()
         let ids = track.parameters.extensions
         if let id = ids.mid { _ = track.mid.withUnsafeBytes { extensions.append(id: id, value: $0) } }
@@ -415,9 +437,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             transportSequence &+= 1
         }
         if let id = ids.audioLevel, let level = audioLevel { _ = extensions.append(id: id, uint8: level) }
-        let header = RTPHeader(marker: marker, payloadType: track.parameters.payloadType, sequenceNumber: sequence,
-                               timestamp: timestamp, ssrc: track.parameters.localSSRC)
-        return header.write(into: &writer, extensions: extensions) ?? 0
+        return extensions
     }
 
     /// What goes to the player now (kbit/s), both kinds and padding, for the estimators.

@@ -19,6 +19,8 @@ public struct TrackParameters: Sendable, Equatable {
     public var remoteRTXSSRCs: [UInt32]
     /// The server's SSRC for what it sends on this track (play).
     public var localSSRC: UInt32
+    /// The server's RTX SSRC for retransmissions (play, when the player negotiated RTX).
+    public var localRTXSSRC: UInt32?
     public var feedback: Feedback
     /// Publish with simulcast: the layers in offer order, by rid or by SSRC (a=ssrc-group:SIM).
     public var simulcast: [SimulcastLayerParameters] = []

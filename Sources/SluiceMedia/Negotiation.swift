@@ -26,7 +26,9 @@ struct Negotiation {
             audioBitrateKbps: role == .publish ? constraints.audioBitrateKbps : nil)
         if role == .play {
             answerParameters.localAudio = LocalTrack(ssrc: audioSSRC, trackID: "audio")
-            answerParameters.localVideo = LocalTrack(ssrc: videoSSRC, trackID: "video")
+            // The RTX SSRC is written only if the player offered RTX.
+            answerParameters.localVideo = LocalTrack(ssrc: videoSSRC, rtxSSRC: UInt32.random(in: 1...UInt32.max),
+                                                     trackID: "video")
             if let publisherTracks {
                 answerParameters.publisherCodecs = PublisherCodecs(audio: publisherTracks.audio.map(Self.codec),
                                                                    video: publisherTracks.video.map(Self.codec))
@@ -78,6 +80,7 @@ struct Negotiation {
             localSSRC: media.localSSRCs?.ssrc ?? localSSRC,
             feedback: .init(nack: media.feedback.nack, pli: media.feedback.pli, fir: media.feedback.fir,
                             remb: media.feedback.remb, transportCC: media.feedback.transportCC))
+        track.localRTXSSRC = media.localSSRCs?.rtxSSRC
         track.simulcast = media.simulcastLayers.filter { !$0.paused }.map {
             SimulcastLayerParameters(rid: $0.rid, ssrc: $0.ssrc, rtxSSRC: $0.rtxSSRC)
         }

@@ -112,6 +112,38 @@ func answer(_ offer: String, _ role: StreamRole, publisher: PublisherCodecs? = n
         #expect(a.media[0].ssrcGroups.isEmpty)
     }
 
+    /// What Chromium needs to demux and decapsulate the server's retransmissions: the RTX
+    /// payload type mapped to the payload type actually sent, and the RTX SSRC tied to the
+    /// media SSRC by FID, both SSRCs with the same cname (written in that order: aiortc takes
+    /// the second a=ssrc of the m-line as the RTX one).
+    @Test(arguments: Offers.play)
+    func playAnswerAnnouncesTheRTXStream(name: String) throws {
+        let (n, _) = try answer(Offers.text(name), .play)
+        let video = try #require(n.session.video)
+        let rtx = try #require(video.rtxPayloadType)
+        let lines = n.answerSDP.components(separatedBy: "\r\n")
+        let section = Array(lines.drop { !$0.hasPrefix("m=video") })
+        #expect(section.first == "m=video 10000 UDP/TLS/RTP/SAVPF \(video.codec.payloadType) \(rtx)")
+        #expect(section.contains("a=rtpmap:\(rtx) rtx/90000"))
+        #expect(section.contains("a=fmtp:\(rtx) apt=\(video.codec.payloadType)"))
+        #expect(section.filter { $0.hasPrefix("a=ssrc") } ==
+                ["a=ssrc-group:FID 2222 3333", "a=ssrc:2222 cname:sluice", "a=ssrc:3333 cname:sluice"])
+    }
+
+    /// A player that offers no RTX gets no RTX SSRC: the server then resends on the media SSRC.
+    @Test func playWithoutRTXHasNoRepairStream() throws {
+        let offer = OfferBuilder.offer([
+            OfferBuilder.video(direction: "recvonly", pts: "96", codecs: "a=rtpmap:96 VP8/90000\na=rtcp-fb:96 nack"),
+        ])
+        let (n, a) = try answer(offer, .play)
+        let video = try #require(n.session.video)
+        #expect(video.rtxPayloadType == nil)
+        #expect(video.localSSRCs == LocalSSRCs(ssrc: 2222))
+        #expect(a.media[0].ssrcGroups.isEmpty)
+        #expect(a.media[0].ssrcs.map(\.ssrc) == [2222])
+        #expect(a.media[0].payloadTypes == [96])
+    }
+
     @Test func playFollowsPublisherCodec() throws {
         let publisher = try answer(Offers.text("chromium-publish"), .publish, configuration: .init(videoCodecs: ["H264"])).0.session
         #expect(publisher.video?.codec.payloadType == 108)

@@ -65,11 +65,16 @@ window.sim = (() => {
     return out;
   };
 
-  api.play = async (url, stream, name, constraints) => {
+  // offerRtx false: the offer leaves out video/rtx, so the server resends on the media SSRC.
+  api.play = async (url, stream, name, constraints, offerRtx = true) => {
     const client = await open(url);
     await client.call('connect', {appKey: 'defaultApp'});
     const pc = new RTCPeerConnection({iceServers: []});
-    pc.addTransceiver('video', {direction: 'recvonly'});
+    const transceiver = pc.addTransceiver('video', {direction: 'recvonly'});
+    if (!offerRtx) {
+      transceiver.setCodecPreferences(
+        RTCRtpReceiver.getCapabilities('video').codecs.filter((c) => c.mimeType !== 'video/rtx'));
+    }
     await pc.setLocalDescription(await pc.createOffer());
     const result = await client.call('play', {stream, sdp: pc.localDescription.sdp, constraints});
     await pc.setRemoteDescription({type: 'answer', sdp: result.sdp});
@@ -84,18 +89,22 @@ window.sim = (() => {
 
   api.inbound = async (name) => {
     let out = {framesDecoded: 0, frameWidth: 0, frameHeight: 0, packetsLost: 0, nackCount: 0,
-               freezeCount: 0, pliCount: 0, at: performance.now()};
+               freezeCount: 0, pliCount: 0, retransmittedPacketsReceived: 0, keyFramesDecoded: 0,
+               at: performance.now()};
     (await api.players[name].pc.getStats()).forEach((s) => {
       if (s.type === 'inbound-rtp' && s.kind === 'video') {
         out = {framesDecoded: s.framesDecoded || 0, frameWidth: s.frameWidth || 0,
                frameHeight: s.frameHeight || 0, packetsLost: s.packetsLost || 0,
                nackCount: s.nackCount || 0, freezeCount: s.freezeCount || 0,
-               pliCount: s.pliCount || 0, framesPerSecond: s.framesPerSecond || 0, at: performance.now()};
+               pliCount: s.pliCount || 0, framesPerSecond: s.framesPerSecond || 0,
+               retransmittedPacketsReceived: s.retransmittedPacketsReceived || 0,
+               keyFramesDecoded: s.keyFramesDecoded || 0, rtxSsrc: s.rtxSsrc || 0, at: performance.now()};
       }
     });
     return out;
   };
 
+  api.answer = (name) => api.players[name].pc.remoteDescription.sdp;
   api.events = (name) => api.players[name].client.notes.filter((n) => n.method === 'streamEvent');
   api.statuses = (name) => api.players[name].client.notes
     .filter((n) => n.method === 'streamStatus').map((n) => n.params.status);
