@@ -36,6 +36,13 @@ struct RetransmissionBuffer {
         return UnsafeMutableRawBufferPointer(start: pool.pointer(buffers[slot]), count: Int(lengths[slot]))
     }
 
+    /// Whether this packet arrived already (and is still held).
+    @inline(__always)
+    func holds(sequence: UInt16) -> Bool {
+        let slot = Int(sequence) & (Self.slots - 1)
+        return buffers[slot] >= 0 && sequences[slot] == sequence && lengths[slot] > 0
+    }
+
     /// Gives every buffer back (the producer is going away).
     mutating func release(to pool: PacketBufferPool) {
         for i in buffers.indices where buffers[i] >= 0 {

@@ -69,6 +69,9 @@ struct RetransmissionBufferTests {
         packet.withUnsafeBytes { buffer.store($0, sequence: 5 + UInt16(RetransmissionBuffer.slots), pool: pool) }
         #expect(pool.available == 7)
         #expect(buffer.packet(sequence: 5, pool: pool) == nil)
+        // What arrived is known, so a browser's redundant RTX is not forwarded twice.
+        #expect(buffer.holds(sequence: 5 + UInt16(RetransmissionBuffer.slots)))
+        #expect(!buffer.holds(sequence: 5) && !buffer.holds(sequence: 6))
         buffer.release(to: pool)
         #expect(pool.available == 8)
     }

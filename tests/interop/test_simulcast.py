@@ -83,8 +83,10 @@ async def _update_switches(server, figures):
             await poll(page, "window.sim.inbound('p')",
                         lambda s, n=after["framesDecoded"]: s["framesDecoded"] >= n + 15, 15, "frames after switch")
         final = await page.evaluate("window.sim.inbound('p')")
+        reasons = [e["params"]["data"]["reason"] for e in await page.evaluate("window.sim.events('p')")
+                   if e["params"]["type"] == "layerChanged"]
         ordered = sorted(switch_ms)
-        figures({"updateToLayerChangedMs": switch_ms, "p50Ms": ordered[len(ordered) // 2],
+        figures({"updateToLayerChangedMs": switch_ms, "layerChangedReasons": reasons, "p50Ms": ordered[len(ordered) // 2],
                  "p95Ms": ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))],
                  "before": before, "final": final})
         assert final["packetsLost"] == 0, f"the player saw a sequence gap: {final}"

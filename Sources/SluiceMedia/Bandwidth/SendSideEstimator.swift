@@ -60,7 +60,10 @@ struct SendSideEstimator {
             detector.add(sendMicros: Int64(sent.sendMicros), arrivalMicros: arrival)
             addAcked(bytes: sent.size, arrival: arrival)
         }
-        if now >= lossWindowStart + Self.lossWindowMicros, windowTotal > 0 {
+        // Half a second and 50 packets at least, or 2 s: a few packets lost at a low rate
+        // are not 10% loss.
+        if windowTotal > 0, now >= lossWindowStart + Self.lossWindowMicros,
+           windowTotal >= 50 || now >= lossWindowStart + 4 * Self.lossWindowMicros {
             lossFraction = Double(windowLost) / Double(windowTotal)
             windowLost = 0
             windowTotal = 0
