@@ -28,6 +28,11 @@ public struct DelayHistogram: Sendable {
         }
     }
 
+    /// Counts per bucket, bucket i holding delays from i to i+1 times `bucketMicros` (for reports).
+    public var bucketCounts: [UInt32] { buckets }
+    /// Delays past the last bucket.
+    public var overflowCount: UInt64 { overflow }
+
     public var meanMicros: Double { count == 0 ? 0 : Double(sumMicros) / Double(count) }
 
     /// The upper edge of the bucket holding the `fraction` quantile (0.99 for p99); `maxMicros`
