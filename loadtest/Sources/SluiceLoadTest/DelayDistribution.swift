@@ -1,7 +1,7 @@
 import SluiceClient
 
 /// One-way delays of many players merged, in the buckets of the SDK's `DelayHistogram`
-/// (25 µs up to 100 ms, then overflow). Differences of two snapshots give an interval's
+/// (25 µs up to 100 ms, 10 ms up to 10 s, then overflow). Differences of two snapshots give an interval's
 /// distribution, so the progress line shows the last second and not the whole run.
 public struct DelayDistribution: Sendable, Equatable {
     public static let bucketMicros = DelayHistogram.bucketMicros
@@ -13,18 +13,20 @@ public struct DelayDistribution: Sendable, Equatable {
     public private(set) var maxMicros: UInt64 = 0
 
     public init() {
-        counts = [UInt64](repeating: 0, count: DelayHistogram.bucketCount)
+        counts = [UInt64](repeating: 0, count: DelayHistogram.bucketCount + DelayHistogram.coarseBucketCount)
     }
 
-    /// Counts per bucket (at most `DelayHistogram.bucketCount` taken), for tests and reports.
+    /// Counts per bucket (see `DelayHistogram.bucketRange`), for tests; each delay counts at
+    /// its bucket's middle.
     public init(counts: [UInt64], overflow: UInt64 = 0, maxMicros: UInt64? = nil) {
         self.init()
         for (i, c) in counts.prefix(self.counts.count).enumerated() {
             self.counts[i] = c
-            sumMicros &+= c * (UInt64(i) * Self.bucketMicros + Self.bucketMicros / 2)
+            let range = DelayHistogram.bucketRange(i)
+            sumMicros &+= c * ((range.lower + range.upper) / 2)
         }
         self.overflow = overflow
-        let top = counts.lastIndex { $0 > 0 }.map { UInt64($0 + 1) * Self.bucketMicros } ?? 0
+        let top = counts.prefix(self.counts.count).lastIndex { $0 > 0 }.map { DelayHistogram.bucketRange($0).upper } ?? 0
         self.maxMicros = maxMicros ?? top
     }
 
@@ -61,7 +63,8 @@ public struct DelayDistribution: Sendable, Equatable {
     }
 
     /// The upper edge of the bucket that holds the `fraction` quantile (nearest rank), capped
-    /// at the largest delay seen; the largest delay when it falls in the overflow; nil when empty.
+    /// at the largest delay seen; the largest delay when it falls in the overflow (past 10 s);
+    /// nil when empty.
     public func percentileMicros(_ fraction: Double) -> UInt64? {
         let total = count
         guard total > 0 else { return nil }
@@ -71,7 +74,7 @@ public struct DelayDistribution: Sendable, Equatable {
         for (i, c) in counts.enumerated() where c > 0 {
             seen += c
             if seen >= rank {
-                let edge = UInt64(i + 1) * Self.bucketMicros
+                let edge = DelayHistogram.bucketRange(i).upper
                 return maxMicros > 0 ? min(edge, maxMicros) : edge
             }
         }
@@ -79,16 +82,16 @@ public struct DelayDistribution: Sendable, Equatable {
     }
 
     /// `binCount` equal bins from 0 to `upToMicros` (the last bin also takes everything above),
-    /// for the report's histogram.
+    /// for the report's histogram. A bin is a whole number of buckets wide (25 µs, or 10 ms
+    /// past 100 ms), so every bucket falls in exactly one bin.
     public func bins(_ binCount: Int, upToMicros: UInt64) -> [DelayBin] {
         let n = max(1, binCount)
-        // Whole buckets per bin, so that every bucket falls in exactly one bin.
-        let bucketsPerBin = max(1, (upToMicros / Self.bucketMicros + UInt64(n) - 1) / UInt64(n))
-        let width = bucketsPerBin * Self.bucketMicros
+        let unit = upToMicros > DelayHistogram.fineLimitMicros ? DelayHistogram.coarseBucketMicros : Self.bucketMicros
+        let width = max(1, (upToMicros / unit + UInt64(n) - 1) / UInt64(n)) * unit
         var bins = (0..<n).map { DelayBin(lowerMicros: UInt64($0) * width, upperMicros: UInt64($0 + 1) * width, count: 0) }
         for (i, c) in counts.enumerated() where c > 0 {
-            let lower = UInt64(i) * Self.bucketMicros
-            bins[min(n - 1, Int(lower / width))].count += c
+            let lower = DelayHistogram.bucketRange(i).lower
+            bins[Int(min(UInt64(n - 1), lower / width))].count += c
         }
         bins[n - 1].count += overflow
         return bins

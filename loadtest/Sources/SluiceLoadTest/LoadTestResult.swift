@@ -15,6 +15,10 @@ public struct LoadTestResult: Sendable, Equatable, Codable {
     public var players: [PlayerFigures]
     public var totals: Totals
     public var delay: DelayFigures
+    /// Delay from the first sample at which every join had finished (no handshakes in it).
+    public var steadyDelay: DelayFigures?
+    /// The length of that steady span.
+    public var steadySeconds: Double?
     /// Bins of the merged one-way delay distribution (all players, both kinds).
     public var delayHistogram: [DelayBin]
     public var server: ServerFigures?

@@ -133,6 +133,7 @@ public final class LoadTestRun: @unchecked Sendable {
         var previous = (at: t0, packets: UInt64(0), cpu: firstReading?.cpuMicros)
         var maxRSS = firstReading?.rssBytes ?? 0
         var steadyStart: (at: UInt64, packets: UInt64, cpu: UInt64?)?
+        var steadyDelays: DelayDistribution?
         let end = t0 + UInt64(options.durationSeconds * 1e6)
         var nextSample = t0 + 1_000_000
         while true {
@@ -149,6 +150,7 @@ public final class LoadTestRun: @unchecked Sendable {
             samples.append(sample)
             if steadyStart == nil && slots.allSatisfy(\.done) {
                 steadyStart = (previous.at, previous.packets, previous.cpu)
+                steadyDelays = previousDelays
             }
             progress.update(sample, expected: options.expectedPlayers)
         }
@@ -221,10 +223,12 @@ public final class LoadTestRun: @unchecked Sendable {
             for problem in p.problems { problems.append("player \(p.index) (\(p.stream)): \(problem)") }
         }
         let histogramTop = max(merged.percentileMicros(0.999) ?? 0, DelayDistribution.bucketMicros * 40)
+        let steadyDelay = steadyDelays.map { LoadTestResult.DelayFigures(merged.subtracting($0)) }
+        let steadySeconds = steadyStart.map { Double(tEnd - $0.at) / 1e6 }
         return LoadTestResult(
             target: options.target, startedAt: startedAt, options: options, url: url.url.absoluteString,
             measuredSeconds: measured, publishers: publisherFigures, players: playerFigures, totals: totals,
-            delay: .init(merged), delayHistogram: merged.bins(40, upToMicros: histogramTop), server: server,
+            delay: .init(merged), steadyDelay: steadyDelay, steadySeconds: steadySeconds, delayHistogram: merged.bins(40, upToMicros: histogramTop), server: server,
             clientCPUSeconds: clientCPUEnd >= clientCPUStart ? Double(clientCPUEnd - clientCPUStart) / 1e6 : nil,
             samples: samples, problems: problems)
     }

@@ -7,6 +7,7 @@ public final class ProgressPrinter: @unchecked Sendable {
     private let isTerminal: Bool
     private let lock = NSLock()
     private var lineOpen = false
+    private var lastLine = ""
 
     public init(isTerminal: Bool = isatty(STDERR_FILENO) != 0) {
         self.isTerminal = isTerminal
@@ -29,8 +30,13 @@ public final class ProgressPrinter: @unchecked Sendable {
         write(Self.line(sample, expected: expected), final: false)
     }
 
+    /// The last line again on a terminal (ending it); nothing new in a log that has it already.
     func finish(_ sample: RunSample, expected: Int) {
-        write(Self.line(sample, expected: expected), final: true)
+        let text = Self.line(sample, expected: expected)
+        lock.lock()
+        let repeated = !isTerminal && text == lastLine
+        lock.unlock()
+        if !repeated { write(text, final: true) }
     }
 
     /// A message on a line of its own.
@@ -45,6 +51,7 @@ public final class ProgressPrinter: @unchecked Sendable {
     private func write(_ text: String, final: Bool) {
         lock.lock()
         defer { lock.unlock() }
+        lastLine = text
         if isTerminal {
             fputs("\r\u{1B}[K" + text + (final ? "\n" : ""), stderr)
             lineOpen = !final

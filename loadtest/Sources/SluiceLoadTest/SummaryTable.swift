@@ -23,9 +23,10 @@ public enum SummaryTable {
         rows.append(("layer switches", "\(r.totals.layerSwitches)"))
         let d = r.delay
         if d.count > 0 {
-            rows.append(("delay p50 / p99 / p99.9 / max",
-                         [d.p50Micros, d.p99Micros, d.p999Micros, d.maxMicros].map { $0.map(Format.millis) ?? "-" }
-                             .joined(separator: " / ")))
+            rows.append(("delay p50 / p99 / p99.9 / max", delayText(d)))
+            if let steady = r.steadyDelay, steady.count > 0, let seconds = r.steadySeconds {
+                rows.append(("  after all joined", delayText(steady) + String(format: " over %.1f s", seconds)))
+            }
         } else {
             rows.append(("delay", "no samples"))
         }
@@ -53,5 +54,9 @@ public enum SummaryTable {
             if r.problems.count > 20 { text += "  ... and \(r.problems.count - 20) more (result.json)\n" }
         }
         return text
+    }
+
+    static func delayText(_ d: LoadTestResult.DelayFigures) -> String {
+        [d.p50Micros, d.p99Micros, d.p999Micros, d.maxMicros].map { $0.map(Format.millis) ?? "-" }.joined(separator: " / ")
     }
 }

@@ -67,3 +67,20 @@ struct PercentileTests {
         #expect(DelayDistribution().bins(0, upToMicros: 0).count == 1)
     }
 }
+
+struct CoarseDelayTests {
+    @Test func delaysPast100MillisecondsKeepTheirSize() {
+        var histogram = DelayHistogram()
+        for _ in 0..<98 { histogram.record(micros: 500) }
+        histogram.record(micros: 1_234_000)
+        histogram.record(micros: 2_500_000)
+        var d = DelayDistribution()
+        d.add(histogram)
+        #expect(d.percentileMicros(0.5) == 525)     // the 25 µs bucket [500, 525)
+        #expect(d.percentileMicros(0.99) == 1_240_000)   // the 10 ms bucket [1.23 s, 1.24 s)
+        #expect(d.percentileMicros(1) == 2_500_000)
+        let bins = d.bins(10, upToMicros: 3_000_000)
+        #expect(bins.first?.count == 98 && bins.reduce(0) { $0 + $1.count } == 100)
+        #expect(bins.allSatisfy { $0.lowerMicros % DelayHistogram.coarseBucketMicros == 0 })
+    }
+}

@@ -61,7 +61,7 @@ struct ReportWriterTests {
             totals: .init(expectedPlayers: players, joinedPlayers: players - 1, failedPlayers: 1,
                           continuity: figures.reduce(ContinuityCounts()) { $0 + $1.continuity }, packetsPerSecond: 800,
                           keyFrames: 12, layerSwitches: 0, joinMillisP50: 21.5, joinMillisP99: 21.5),
-            delay: .init(delay), delayHistogram: delay.bins(10, upToMicros: 250),
+            delay: .init(delay), steadyDelay: .init(delay), steadySeconds: 3, delayHistogram: delay.bins(10, upToMicros: 250),
             server: .init(pid: 42, spawned: true, cpuSeconds: 0.35, cpuMicrosPerPacket: 87.5, steadyCPUMicrosPerPacket: 80,
                           steadySeconds: 3, meanCPUPercent: 7, maxRSSBytes: 40 << 20),
             clientCPUSeconds: 0.2, samples: samples, problems: problems)
