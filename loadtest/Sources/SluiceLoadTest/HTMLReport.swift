@@ -17,6 +17,7 @@ public enum HTMLReport {
             table { border-collapse: collapse; margin: 8px 0 20px 0; }
             td, th { border: 1px solid #ccc; padding: 3px 8px; text-align: left; font-size: 13px; }
             th { background: #f2f2f2; }
+            th.sub { font-weight: normal; padding-left: 24px; }
             .bad { color: #b00020; }
             .good { color: #1b5e20; }
             svg { display: block; margin: 12px 0; }
@@ -38,17 +39,10 @@ public enum HTMLReport {
         }
 
         html += "<h2>Figures</h2>\n<table>\n"
-        for line in SummaryTable.render(r).split(separator: "\n") where !line.hasPrefix("  -") && !line.hasPrefix("  ...") {
-            // The summary's two columns: label, then two spaces, then the value.
-            let text = String(line)
-            if let range = text.range(of: "  ", options: [], range: text.index(after: text.startIndex)..<text.endIndex),
-               !text.hasPrefix("  ") {
-                let label = text[..<range.lowerBound].trimmingCharacters(in: .whitespaces)
-                let value = text[range.upperBound...].trimmingCharacters(in: .whitespaces)
-                html += "<tr><th>\(e(label))</th><td>\(e(value))</td></tr>\n"
-            } else {
-                html += "<tr><td colspan=\"2\">\(e(text.trimmingCharacters(in: .whitespaces)))</td></tr>\n"
-            }
+        for (label, value) in SummaryTable.rows(r) {
+            let sub = label.hasPrefix("  ")
+            html += "<tr><th\(sub ? " class=\"sub\"" : "")>\(e(label.trimmingCharacters(in: .whitespaces)))</th>"
+                + "<td>\(e(value))</td></tr>\n"
         }
         html += "</table>\n"
 

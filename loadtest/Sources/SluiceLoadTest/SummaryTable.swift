@@ -3,6 +3,19 @@ import Foundation
 /// The end-of-run table on stdout: one row per figure, then the problems if any.
 public enum SummaryTable {
     public static func render(_ r: LoadTestResult) -> String {
+        let rows = self.rows(r)
+        let width = rows.map { $0.0.count }.max() ?? 0
+        var text = rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }
+            .joined(separator: "\n") + "\n"
+        if !r.problems.isEmpty {
+            text += r.problems.prefix(20).map { "  - \($0)" }.joined(separator: "\n") + "\n"
+            if r.problems.count > 20 { text += "  ... and \(r.problems.count - 20) more (result.json)\n" }
+        }
+        return text
+    }
+
+    /// (label, value) pairs; a label indented by two spaces qualifies the row above.
+    public static func rows(_ r: LoadTestResult) -> [(String, String)] {
         var rows: [(String, String)] = []
         let o = r.options
         rows.append(("target", "\(r.target.rawValue) at \(r.url)"))
@@ -46,14 +59,7 @@ public enum SummaryTable {
         }
         rows.append(("verdict", r.problems.isEmpty ? "no loss, no duplicates, no discontinuity, all joined"
                                                    : "\(r.problems.count) problem(s)"))
-        let width = rows.map { $0.0.count }.max() ?? 0
-        var text = rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }
-            .joined(separator: "\n") + "\n"
-        if !r.problems.isEmpty {
-            text += r.problems.prefix(20).map { "  - \($0)" }.joined(separator: "\n") + "\n"
-            if r.problems.count > 20 { text += "  ... and \(r.problems.count - 20) more (result.json)\n" }
-        }
-        return text
+        return rows
     }
 
     static func delayText(_ d: LoadTestResult.DelayFigures) -> String {
