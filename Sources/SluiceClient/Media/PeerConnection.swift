@@ -1,6 +1,7 @@
 #if canImport(SluiceTransport)
 import Foundation
 import SluiceRTP
+import SluiceSDP
 import SluiceTransport
 import SluiceWire
 import Synchronization
@@ -190,6 +191,34 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
         } catch {
             throw PeerConnectionError.answer("\(error)")
         }
+        try await connect(to: answer)
+    }
+
+    /// For a server that makes the offer (Janus's VideoRoom to its subscribers): answers it
+    /// (`ClientAnswer`: Opus and VP8 accepted, DTLS client), starts ICE and DTLS towards its
+    /// candidate, and returns the answer's SDP to send back. Play connections only; the
+    /// connection's own offer (`localDescription`) goes unused.
+    public func acceptOffer(_ sdp: String) async throws -> String {
+        guard state == .new else { throw PeerConnectionError.transport("the remote description is already set") }
+        guard configuration.role == .play else { throw PeerConnectionError.transport("only a player can answer an offer") }
+        var remote: ServerAnswer
+        let local: ClientAnswer
+        do {
+            let parsed = try SessionDescription(parsing: sdp)
+            remote = try ServerAnswer(parsing: sdp)
+            let candidate = socket.localAddress
+            local = try ClientAnswer(offer: parsed, iceUfrag: offer.iceUfrag, icePassword: offer.icePassword,
+                                     fingerprint: security.fingerprint, candidate: (candidate.host, Int(candidate.port)))
+        } catch {
+            throw PeerConnectionError.answer("offer: \(error)")
+        }
+        if let pt = local.audioPayloadType { remote.audio?.payloadType = pt } else { remote.audio = nil }
+        if let pt = local.videoPayloadType { remote.video?.payloadType = pt } else { remote.video = nil }
+        try await connect(to: remote)
+        return local.sdp
+    }
+
+    private func connect(to answer: ServerAnswer) async throws {
         let usable = answer.candidates.lazy.compactMap { SocketAddress(host: $0.ip, port: UInt16(clamping: $0.port)) }
             .first { !self.configuration.loopbackOnly || ($0.family == .ipv4 && $0.isLoopback) }
         guard let remote = usable else { throw PeerConnectionError.noUsableCandidate }
