@@ -91,6 +91,7 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
                            expectedFingerprint: (algorithm: parameters.remoteFingerprintAlgorithm,
                                                  value: parameters.remoteFingerprint))
         if let remote = parameters.remoteCandidate {
+            ice.isControlling = true
             iceClient = ICEClient(localUfrag: parameters.localUfrag, remoteUfrag: parameters.remoteUfrag,
                                   remotePassword: parameters.remotePassword, remoteAddress: remote,
                                   consentTimeoutMicros: parameters.consentTimeoutMicros)

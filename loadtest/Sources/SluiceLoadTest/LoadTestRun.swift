@@ -22,10 +22,10 @@ public final class LoadTestRun: @unchecked Sendable {
     private final class PlayerSlot: @unchecked Sendable {
         let index: Int
         let publisher: Int
-        let client: SluicePlayer
+        let client: LoadTestPlayer
         let state = Mutex<(started: UInt64?, joinedAt: UInt64?, error: String?, done: Bool)>((nil, nil, nil, false))
 
-        init(index: Int, publisher: Int, client: SluicePlayer) {
+        init(index: Int, publisher: Int, client: LoadTestPlayer) {
             self.index = index
             self.publisher = publisher
             self.client = client
@@ -43,13 +43,24 @@ public final class LoadTestRun: @unchecked Sendable {
         var spawned: ServerProcess?
         if let path = options.spawnPath {
             var arguments: [String] = []
-            if let config = options.spawnConfig { arguments = ["--config", config] }
+            if let config = options.spawnConfig {
+                switch options.target {
+                case .sluice: arguments = ["--config", config]
+                // Janus: the main file, and its folder for the plugins' and transports' files.
+                case .janus: arguments = ["-C", config, "-F", (config as NSString).deletingLastPathComponent]
+                }
+            }
             let server = try ServerProcess(path: path, arguments: arguments,
                                            logPath: (options.outputDirectory as NSString).appendingPathComponent("server.log"))
             spawned = server
-            progress.note("spawned \(path) (pid \(server.pid)); waiting for /health")
+            progress.note("spawned \(path) (pid \(server.pid)); waiting for "
+                          + (options.target == .sluice ? "/health" : "its WebSocket port"))
             do {
-                try await server.waitUntilHealthy(host: url.host, port: url.port, seconds: 30)
+                if options.target == .sluice {
+                    try await server.waitUntilHealthy(host: url.host, port: url.port, seconds: 30)
+                } else {
+                    try await server.waitUntilListening(host: url.host, port: url.port, seconds: 30)
+                }
             } catch {
                 server.stop()
                 throw error
@@ -69,11 +80,14 @@ public final class LoadTestRun: @unchecked Sendable {
 
         let workers = try MediaWorkerPool(count: options.workers)
         defer { workers.stop() }
+        let backend: LoadTestBackend
+        switch options.target {
+        case .sluice: backend = SluiceBackend(options: options, url: url)
+        case .janus: backend = try await JanusBackend.prepare(options: options, url: url)
+        }
 
         // Publishers, all at once: players need their streams.
-        let publishers = (0..<options.publishers).map {
-            SluicePublisher(index: $0, streamName: "\(options.streamPrefix)-\($0)", options: options, url: url)
-        }
+        let publishers = (0..<options.publishers).map { backend.makePublisher(index: $0) }
         let publisherErrors = Mutex<[Int: String]>([:])
         await withTaskGroup(of: Void.self) { group in
             for publisher in publishers {
@@ -95,8 +109,7 @@ public final class LoadTestRun: @unchecked Sendable {
         let slots = (0..<options.expectedPlayers).map { i in
             let publisher = i % options.publishers
             return PlayerSlot(index: i, publisher: publisher,
-                              client: SluicePlayer(index: i, streamName: "\(options.streamPrefix)-\(publisher)",
-                                                   options: options, url: url))
+                              client: backend.makePlayer(index: i, publisher: publishers[publisher]))
         }
         let clientCPUStart = workers.cpuMicros()
         let t0 = MonotonicClock.nowMicros()
@@ -185,6 +198,7 @@ public final class LoadTestRun: @unchecked Sendable {
         await withTaskGroup(of: Void.self) { group in
             for publisher in publishers { group.addTask { await publisher.stop() } }
         }
+        await backend.finish()
 
         let measured = Double(tEnd - t0) / 1e6
         let totalContinuity = playerFigures.filter(\.joined).reduce(ContinuityCounts()) { $0 + $1.continuity }

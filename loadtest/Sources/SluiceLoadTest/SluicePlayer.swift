@@ -4,7 +4,7 @@ import SluiceWire
 
 /// One player against Sluice: its own signaling session, a `play` PeerConnection on a shared
 /// worker, a `PlayerProbe` on its packets and a reader of its notifications.
-final class SluicePlayer: LoadTestClient, @unchecked Sendable {
+final class SluicePlayer: LoadTestPlayer, @unchecked Sendable {
     let index: Int
     let streamName: String
     let probe = PlayerProbe()

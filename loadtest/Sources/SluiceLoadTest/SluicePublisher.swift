@@ -4,7 +4,7 @@ import SluiceWire
 
 /// One publisher against Sluice: a session and a `publish` PeerConnection fed by a
 /// `SyntheticPublisher` (VP8 with key frames at the set interval, Opus-sized audio).
-final class SluicePublisher: LoadTestClient, @unchecked Sendable {
+final class SluicePublisher: LoadTestPublisher, @unchecked Sendable {
     let index: Int
     let streamName: String
     let source: SyntheticPublisher
@@ -18,12 +18,7 @@ final class SluicePublisher: LoadTestClient, @unchecked Sendable {
         self.streamName = streamName
         self.options = options
         self.url = url
-        let layers = SimulcastLadder.layers(options)
-        if options.simulcast {
-            source = SyntheticPublisher(simulcast: layers, audio: options.audio)
-        } else {
-            source = SyntheticPublisher(video: options.video ? layers.last : nil, audio: options.audio)
-        }
+        source = PublisherMedia.source(options)
     }
 
     /// Returns once the server reports PUBLISHING (it has the first RTP packet).
@@ -32,10 +27,8 @@ final class SluicePublisher: LoadTestClient, @unchecked Sendable {
         self.session = session
         try await session.open()
         _ = try await session.connect(appKey: options.appKey, clientVersion: "sluice-loadtest")
-        let connection = try PeerConnection(
-            configuration: .init(role: .publish, audio: options.audio, video: options.video, loopbackOnly: true,
-                                 simulcastLayers: options.simulcastLayers),
-            worker: workers.next(), security: workers.security)
+        let connection = try PeerConnection(configuration: PublisherMedia.configuration(options),
+                                            worker: workers.next(), security: workers.security)
         connection.delegate = source
         self.connection = connection
         // No caps: an app with limits would refuse them, and the synthetic source follows no REMB.
@@ -61,15 +54,8 @@ final class SluicePublisher: LoadTestClient, @unchecked Sendable {
         guard await publishing.value else { throw JoinTimeout(what: "PUBLISHING status") }
     }
 
-    /// Packets sent (all kinds) and send failures, read on the worker.
     func sentCounts() -> (packets: UInt64, failures: UInt64, keyFrames: UInt64) {
-        guard let connection else { return (0, 0, 0) }
-        let box = ResultBox<(UInt64, UInt64, UInt64)>()
-        connection.perform { [source] in
-            let packets = connection.sentCounts(.video).packets + connection.sentCounts(.audio).packets
-            box.set((packets, source.sendFailures, source.layers.reduce(0) { $0 + $1.keyFramesProduced }))
-        }
-        return box.wait()
+        PublisherMedia.sentCounts(connection, source)
     }
 
     func stop() async {
