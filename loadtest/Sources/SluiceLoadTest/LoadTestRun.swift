@@ -37,7 +37,12 @@ public final class LoadTestRun: @unchecked Sendable {
 
     public func run() async throws -> LoadTestResult {
         let startedAt = ISO8601DateFormatter().string(from: Date())
-        try FileManager.default.createDirectory(atPath: options.outputDirectory, withIntermediateDirectories: true)
+        do {
+            try FileManager.default.createDirectory(atPath: options.outputDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw LoadTestError.output("cannot create the --output folder \(options.outputDirectory) "
+                                       + "(\((error as NSError).localizedDescription))")
+        }
 
         // The server.
         var spawned: ServerProcess?

@@ -20,7 +20,7 @@ public enum ResultWriter {
             try Data(HTMLReport.render(result).utf8).write(to: URL(fileURLWithPath: htmlPath))
             return (jsonPath, htmlPath)
         } catch {
-            throw LoadTestError.output("cannot write to \(directory): \(error)")
+            throw LoadTestError.output("cannot write to \(directory) (\((error as NSError).localizedDescription))")
         }
     }
 }
