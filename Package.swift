@@ -20,6 +20,7 @@ let package = Package(
     name: "Sluice",
     products: [
         .executable(name: "sluice", targets: ["sluice"]),
+        .executable(name: "sluice-loadtest", targets: ["sluice-loadtest"]),
         .library(name: "SluiceServer", targets: ["SluiceServer"]),
         // Parser modules as products, so the fuzz package (Fuzz/) can link them.
         .library(name: "SluiceWire", targets: ["SluiceWire"]),
@@ -55,6 +56,12 @@ let package = Package(
                                .target(name: "SluiceTransport", condition: .when(platforms: [.linux]))],
                 swiftSettings: swift5),
         .executableTarget(name: "sluice", dependencies: ["SluiceServer"], swiftSettings: swift5),
+        // The load tester (README.md "Load tester"): the library holds everything testable,
+        // the executable only reads flags and runs it.
+        .target(name: "SluiceLoadTest", dependencies: ["SluiceClient", "SluiceRTP", "SluiceWire"],
+                path: "loadtest/Sources/SluiceLoadTest", swiftSettings: swift5),
+        .executableTarget(name: "sluice-loadtest", dependencies: ["SluiceLoadTest"],
+                          path: "loadtest/Sources/sluice-loadtest", swiftSettings: swift5),
 
         .testTarget(name: "SluiceWireTests", dependencies: ["SluiceWire"], swiftSettings: swift5),
         .testTarget(name: "SluiceRTPTests", dependencies: ["SluiceRTP"], swiftSettings: swift5),
@@ -63,6 +70,8 @@ let package = Package(
         .testTarget(name: "SluiceMediaTests", dependencies: ["SluiceMedia"], swiftSettings: swift5),
         .testTarget(name: "SluiceSignalingTests", dependencies: ["SluiceSignaling", "SluiceJSON"], swiftSettings: swift5),
         .testTarget(name: "SluiceServerTests", dependencies: ["SluiceServer"], swiftSettings: swift5),
+        .testTarget(name: "SluiceLoadTestTests", dependencies: ["SluiceLoadTest"],
+                    path: "loadtest/Tests/SluiceLoadTestTests", swiftSettings: swift5),
         .testTarget(name: "SluiceClientTests", dependencies: ["SluiceClient", "SluiceServer", "CMallocCounter"], swiftSettings: swift5),
     ]
 )

@@ -5,6 +5,7 @@
 #   unit     swift test
 #   fuzz     scripts/fuzz.sh                  (every target, FUZZ_SECONDS each, default 30)
 #   interop  scripts/interop.sh: pytest tests/interop in a network namespace with only `lo`
+#   loadtest scripts/loadtest-smoke.sh: sluice-loadtest, 1 publisher x 5 players, --assert-no-loss
 # Every stage runs even if an earlier one failed; the script fails if any stage failed.
 # The whole run stays within SLUICE_TIME_BUDGET seconds (default 5000, under CI's 90 minutes):
 # each stage's limit is cut to what is left, so the summary always gets printed.
@@ -17,7 +18,7 @@ artifacts="$repo/artifacts"
 logs="$artifacts/logs"
 mkdir -p "$logs"
 rm -f "$logs"/*.log  # so the summary never quotes an earlier run
-stages="${SLUICE_STAGES:-deps build unit alloc fuzz interop}"
+stages="${SLUICE_STAGES:-deps build unit alloc fuzz interop loadtest}"
 export FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
 budget="${SLUICE_TIME_BUDGET:-5000}"
 started=$(date +%s)
@@ -73,6 +74,7 @@ run_stage unit 2400 full swift test
 run_stage alloc 1800 full swift test -c release --filter ForwardingAllocationTests
 run_stage fuzz 1800 full scripts/fuzz.sh
 run_stage interop 1200 full scripts/interop.sh
+run_stage loadtest 600 full scripts/loadtest-smoke.sh
 
 echo
 echo "================ summary ================"

@@ -50,6 +50,9 @@ public final class ICELiteServer {
         didSet { expectedUsername = ICELiteServer.username(local: localUfrag, remote: remoteUfrag) }
     }
     public let integrityKey: STUNIntegrityKey
+    /// The client role (a full agent that checks and nominates, `ICEClient`) still answers its
+    /// peer's checks here; it is the controlling side, so a controlled peer is no conflict.
+    public var isControlling = false
 
     public private(set) var tuples: [Tuple] = []
     public private(set) var selectedTuple: SocketAddress?
@@ -95,8 +98,12 @@ public final class ICELiteServer {
         guard message.checkMessageIntegrity(key: integrityKey) else { return .drop(.badIntegrity) }
 
         // A lite agent is always controlled and cannot switch roles: a peer that also claims the
-        // controlled role gets 487 so that it switches (RFC 8445 section 7.3.1.1).
-        if message.iceControlled != nil, message.iceControlling == nil {
+        // controlled role gets 487 so that it switches (RFC 8445 section 7.3.1.1). The client
+        // role cannot switch either, the other way round.
+        let conflict = isControlling
+            ? message.iceControlling != nil && message.iceControlled == nil
+            : message.iceControlled != nil && message.iceControlling == nil
+        if conflict {
             guard let length = STUNMessageWriter.bindingErrorResponse(
                 into: reply, transactionID: message.transactionID,
                 code: 487, reason: "Role Conflict", key: integrityKey)

@@ -28,6 +28,20 @@ struct ClientOfferTests {
         #expect(video.ssrcs.map(\.ssrc) == [2222])
     }
 
+    @Test func simulcastOfferAnnouncesEachLayerAndASIMGroup() throws {
+        let offer = ClientOffer(role: .publish, iceUfrag: "u", icePassword: "p", fingerprint: Self.fingerprint,
+                                audioSSRC: 1, videoSSRC: 10, simulcastSSRCs: [10, 11, 12])
+        let parsed = try SessionDescription(parsing: offer.sdp)
+        let video = try #require(parsed.media.first { $0.kind == .video })
+        #expect(video.ssrcs.map(\.ssrc) == [10, 11, 12])
+        #expect(video.ssrcGroups == [SSRCGroup(semantics: "SIM", ssrcs: [10, 11, 12])])
+        #expect(parsed.media.first { $0.kind == .audio }?.ssrcGroups.isEmpty == true)
+        // The server's negotiation takes the layers from the group, lowest first.
+        let plain = ClientOffer(role: .publish, iceUfrag: "u", icePassword: "p", fingerprint: Self.fingerprint,
+                                audioSSRC: 1, videoSSRC: 10)
+        #expect(try SessionDescription(parsing: plain.sdp).media.allSatisfy { $0.ssrcGroups.isEmpty })
+    }
+
     @Test func playOfferIsRecvonlyWithoutSSRCs() throws {
         let offer = ClientOffer(role: .play, video: true, iceUfrag: "u", icePassword: "p", fingerprint: Self.fingerprint)
         let parsed = try SessionDescription(parsing: offer.sdp)

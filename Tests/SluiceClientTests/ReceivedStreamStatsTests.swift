@@ -74,10 +74,27 @@ struct DelayHistogramTests {
         #expect(histogram.percentileMicros(0.5) == 5_025)
         #expect(histogram.percentileMicros(0.99) == 9_925)
         #expect(histogram.percentileMicros(1) == 10_000)
-        histogram.record(micros: 500_000)  // past the last bucket
+        histogram.record(micros: 500_000)  // a coarse bucket: [500 ms, 510 ms)
         #expect(histogram.percentileMicros(1) == 500_000)
+        histogram.record(micros: 504_000)
+        #expect(histogram.percentileMicros(0.99) == 504_000)
+        histogram.record(micros: 20_000_000)  // past the last bucket
+        #expect(histogram.percentileMicros(1) == 20_000_000)
+        #expect(histogram.overflowCount == 1)
         var merged = DelayHistogram()
         merged.merge(histogram)
-        #expect(merged.count == 101 && merged.maxMicros == 500_000)
+        #expect(merged.count == 103 && merged.maxMicros == 20_000_000)
+    }
+
+    @Test func bucketsAreFineTo100MillisecondsThenCoarseTo10Seconds() {
+        #expect(DelayHistogram.bucketIndex(micros: 0) == 0)
+        #expect(DelayHistogram.bucketIndex(micros: 99_999) == 3999)
+        #expect(DelayHistogram.bucketIndex(micros: 100_000) == 4000)
+        #expect(DelayHistogram.bucketIndex(micros: 109_999) == 4000)
+        #expect(DelayHistogram.bucketIndex(micros: 9_999_999) == 4989)
+        #expect(DelayHistogram.bucketIndex(micros: 10_000_000) == 4990)
+        #expect(DelayHistogram.bucketRange(3999) == (99_975, 100_000))
+        #expect(DelayHistogram.bucketRange(4001) == (110_000, 120_000))
+        #expect(DelayHistogram().bucketCounts.count == 4990)
     }
 }

@@ -64,6 +64,17 @@ struct WebSocketFrameTests {
             try POSIXWebSocketChannel.checkUpgrade(head: "HTTP/1.1 404 Not Found\r\n", key: "dGhlIHNhbXBsZSBub25jZQ==")
         }
     }
+
+    @Test func subprotocolMustBeOneOffered() throws {
+        let head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\nSec-WebSocket-Protocol: janus-protocol"
+        let key = "dGhlIHNhbXBsZSBub25jZQ=="
+        try POSIXWebSocketChannel.checkUpgrade(head: head, key: key, protocols: ["janus-protocol"])
+        #expect(throws: SignalingError.self) { try POSIXWebSocketChannel.checkUpgrade(head: head, key: key) }
+        #expect(throws: SignalingError.self) {
+            try POSIXWebSocketChannel.checkUpgrade(head: head, key: key, protocols: ["other"])
+        }
+    }
     #endif
 
     private func hex(_ bytes: [UInt8]) -> String {

@@ -112,6 +112,21 @@ import SluiceWire
         #expect(server.selectedTuple == nil)
     }
 
+    @Test func controllingSideAnswersAControlledPeerAndRefusesAControllingOne() throws {
+        // The client role answers a full peer's checks (Janus, libnice) as the controlling agent.
+        let server = makeServer()
+        server.isControlling = true
+        let (answered, success) = try handle(server, request(controlled: true), from: peer)
+        #expect(answered.tupleChange != ICETupleChange.none)
+        let successType = try success.withUnsafeBytes { try STUNMessage(parsing: $0).type }
+        #expect(successType == .bindingSuccessResponse)
+        let (_, conflict) = try handle(server, request(controlled: false), from: peer)
+        try conflict.withUnsafeBytes { raw in
+            let response = try STUNMessage(parsing: raw)
+            #expect(response.type == .bindingErrorResponse && response.errorCode?.code == 487)
+        }
+    }
+
     @Test func consentExpiresWithoutRequestsOnSelectedTuple() throws {
         let server = makeServer()
         #expect(!server.isConsentExpired(now: 1_000_000, timeoutMicros: 5_000_000))

@@ -23,13 +23,16 @@ public struct ClientOffer: Sendable {
     /// What the publisher sends on; ignored for play.
     public var audioSSRC: UInt32
     public var videoSSRC: UInt32
+    /// Publish with SSRC simulcast: one SSRC per layer, lowest first (announced with
+    /// a=ssrc-group:SIM); empty for none. `videoSSRC` is ignored then.
+    public var simulcastSSRCs: [UInt32]
     public var cname: String
     /// The client's own host candidate, when known (ICE-lite servers learn it from checks anyway).
     public var candidate: (ip: String, port: Int)?
 
     public init(role: StreamRole, audio: Bool = true, video: Bool = true, iceUfrag: String, icePassword: String,
-                fingerprint: String, audioSSRC: UInt32 = 0, videoSSRC: UInt32 = 0, cname: String = "sluice-client",
-                candidate: (ip: String, port: Int)? = nil) {
+                fingerprint: String, audioSSRC: UInt32 = 0, videoSSRC: UInt32 = 0, simulcastSSRCs: [UInt32] = [],
+                cname: String = "sluice-client", candidate: (ip: String, port: Int)? = nil) {
         self.role = role
         self.audio = audio
         self.video = video
@@ -38,6 +41,7 @@ public struct ClientOffer: Sendable {
         self.fingerprint = fingerprint
         self.audioSSRC = audioSSRC
         self.videoSSRC = videoSSRC
+        self.simulcastSSRCs = simulcastSSRCs
         self.cname = cname
         self.candidate = candidate
     }
@@ -83,9 +87,12 @@ public struct ClientOffer: Sendable {
             m.endOfCandidates = true
         }
         if role == .publish {
-            let ssrc = isAudio ? audioSSRC : videoSSRC
+            let ssrcs = isAudio ? [audioSSRC] : simulcastSSRCs.isEmpty ? [videoSSRC] : simulcastSSRCs
             m.msids = [MediaStreamID(streamID: cname, trackID: isAudio ? "audio" : "video")]
-            m.ssrcs = [SSRCDescription(ssrc: ssrc, attributes: [SDPAttribute(name: "cname", value: cname)])]
+            m.ssrcs = ssrcs.map { SSRCDescription(ssrc: $0, attributes: [SDPAttribute(name: "cname", value: cname)]) }
+            if !isAudio && simulcastSSRCs.count > 1 {
+                m.ssrcGroups = [SSRCGroup(semantics: "SIM", ssrcs: simulcastSSRCs)]
+            }
         }
         return m
     }

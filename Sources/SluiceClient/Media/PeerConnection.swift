@@ -1,6 +1,7 @@
 #if canImport(SluiceTransport)
 import Foundation
 import SluiceRTP
+import SluiceSDP
 import SluiceTransport
 import SluiceWire
 import Synchronization
@@ -36,9 +37,10 @@ public enum PeerConnectionError: Error, Equatable, Sendable, CustomStringConvert
 /// there). `close()` must be called, and not from the worker thread: the worker holds the
 /// connection until then.
 ///
-/// One worker reaches each server address through one connection only, because the worker
-/// routes datagrams by their source address. Connections to the same server need workers of
-/// their own (the default).
+/// Workers: by default a connection makes a worker (a thread) of its own. Many connections
+/// (the load tester) can share a few workers instead (`init(configuration:worker:)`): each
+/// then opens a UDP socket of its own on the shared worker, which tells connections to the
+/// same server address apart by that local socket.
 public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unchecked Sendable {
     public enum State: Int, Sendable {
         case new, connecting, connected, failed, closed
@@ -54,11 +56,17 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
         /// send elsewhere); false to reach a server on another host.
         public var loopbackOnly: Bool
         public var consentTimeoutSeconds: Int
+        /// Packet buffers of the connection's own worker (a shared worker has its own pool).
         public var poolCapacity: Int
+        /// Publish only: video layers sent as SSRC simulcast (a=ssrc-group:SIM), lowest first;
+        /// 1 sends no simulcast. At most 3.
+        public var simulcastLayers: Int
 
         public init(role: StreamRole, audio: Bool = true, video: Bool = true, bindAddress: String = "127.0.0.1",
-                    loopbackOnly: Bool = true, consentTimeoutSeconds: Int = 30, poolCapacity: Int = 2048) {
+                    loopbackOnly: Bool = true, consentTimeoutSeconds: Int = 30, poolCapacity: Int = 2048,
+                    simulcastLayers: Int = 1) {
             self.role = role
+            self.simulcastLayers = simulcastLayers
             self.audio = audio
             self.video = video
             self.bindAddress = bindAddress
@@ -73,6 +81,9 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
 
     public let configuration: Configuration
     public let worker: MediaWorker
+    /// The UDP socket of this connection: the worker's primary socket when the worker is the
+    /// connection's own, else one opened for it on the shared worker.
+    public let socket: WorkerSocket
     public let security: DTLSSecurity
     public let offer: ClientOffer
     /// The offer's SDP text, to send as `publish`'s or `play`'s `sdp`.
@@ -91,7 +102,8 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
     // Worker thread only.
     private var transport: WebRTCTransport?
     private var audioStream: OutgoingRTPStream
-    private var videoStream: OutgoingRTPStream
+    /// One per simulcast layer, lowest first.
+    private var videoStreams: [OutgoingRTPStream]
     private var extensionIDs = SendExtensionIDs([:])
     private var transportSequence = UInt16.random(in: 0...UInt16.max)
     private var audioPayloadType: Int = -1
@@ -102,34 +114,53 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
     public private(set) var packetsReceived: UInt64 = 0
     public private(set) var keyFrameRequestsReceived: UInt64 = 0
 
+    /// `worker`: a worker shared with other connections (started by its owner, who also stops
+    /// it after closing them); nil makes one for this connection. `security`: a certificate
+    /// to share too (making one costs a key generation).
     public init(configuration: Configuration, worker: MediaWorker? = nil, security: DTLSSecurity? = nil) throws {
-        self.configuration = configuration
-        if let worker {
-            self.worker = worker
-            ownsWorker = false
-        } else {
-            guard let bind = SocketAddress(host: configuration.bindAddress, port: 0) else {
-                throw PeerConnectionError.transport("bad bind address \(configuration.bindAddress)")
-            }
-            do {
-                self.worker = try MediaWorker(index: 0, bindAddress: bind, poolCapacity: configuration.poolCapacity)
-            } catch {
-                throw PeerConnectionError.transport("\(error)")
-            }
-            ownsWorker = true
+        guard (1...3).contains(configuration.simulcastLayers) else {
+            throw PeerConnectionError.transport("simulcastLayers must be 1 to 3, not \(configuration.simulcastLayers)")
         }
-        self.security = try security ?? DTLSSecurity.make()
+        self.configuration = configuration
+        guard let bind = SocketAddress(host: configuration.bindAddress, port: 0) else {
+            throw PeerConnectionError.transport("bad bind address \(configuration.bindAddress)")
+        }
+        do {
+            if let worker {
+                self.worker = worker
+                socket = try worker.openSocket(bindAddress: bind)
+                ownsWorker = false
+            } else {
+                self.worker = try MediaWorker(index: 0, bindAddress: bind, poolCapacity: configuration.poolCapacity)
+                socket = self.worker.primarySocket
+                ownsWorker = true
+            }
+        } catch {
+            throw PeerConnectionError.transport("\(error)")
+        }
+        let openedSocket = ownsWorker ? nil : socket
+        let sharedWorker = self.worker
+        do {
+            self.security = try security ?? DTLSSecurity.make()
+        } catch {
+            if let openedSocket { sharedWorker.execute { sharedWorker.closeSocket(openedSocket) } }
+            throw error
+        }
         var generator = SystemRandomNumberGenerator()
         func nonZero() -> UInt32 { UInt32.random(in: 1...UInt32.max, using: &generator) }
         localSSRC = nonZero()
         audioStream = OutgoingRTPStream(ssrc: nonZero(), payloadType: UInt8(ClientOffer.opusPayloadType), mid: ClientOffer.audioMid)
-        videoStream = OutgoingRTPStream(ssrc: nonZero(), payloadType: UInt8(ClientOffer.vp8PayloadType), mid: ClientOffer.videoMid)
-        let local = self.worker.localAddress
+        let layers = configuration.role == .publish ? configuration.simulcastLayers : 1
+        videoStreams = (0..<layers).map { _ in
+            OutgoingRTPStream(ssrc: nonZero(), payloadType: UInt8(ClientOffer.vp8PayloadType), mid: ClientOffer.videoMid)
+        }
+        let local = socket.localAddress
         offer = ClientOffer(role: configuration.role, audio: configuration.audio, video: configuration.video,
                             iceUfrag: Self.randomToken(length: 8, using: &generator),
                             icePassword: Self.randomToken(length: 24, using: &generator),
                             fingerprint: self.security.fingerprint,
-                            audioSSRC: audioStream.ssrc, videoSSRC: videoStream.ssrc,
+                            audioSSRC: audioStream.ssrc, videoSSRC: videoStreams[0].ssrc,
+                            simulcastSSRCs: layers > 1 ? videoStreams.map(\.ssrc) : [],
                             cname: Self.randomToken(length: 16, using: &generator),
                             candidate: (local.host, Int(local.port)))
         localDescription = offer.sdp
@@ -139,7 +170,10 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
     public var state: State { State(rawValue: stateValue.load(ordering: .acquiring)) ?? .closed }
 
     public var audioSSRC: UInt32 { offer.audioSSRC }
+    /// The (lowest) video layer's SSRC.
     public var videoSSRC: UInt32 { offer.videoSSRC }
+    /// Video SSRCs per simulcast layer, lowest first (one without simulcast).
+    public var videoSSRCs: [UInt32] { offer.simulcastSSRCs.isEmpty ? [offer.videoSSRC] : offer.simulcastSSRCs }
 
     private static func randomToken(length: Int, using generator: inout SystemRandomNumberGenerator) -> String {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
@@ -157,6 +191,34 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
         } catch {
             throw PeerConnectionError.answer("\(error)")
         }
+        try await connect(to: answer)
+    }
+
+    /// For a server that makes the offer (Janus's VideoRoom to its subscribers): answers it
+    /// (`ClientAnswer`: Opus and VP8 accepted, DTLS client), starts ICE and DTLS towards its
+    /// candidate, and returns the answer's SDP to send back. Play connections only; the
+    /// connection's own offer (`localDescription`) goes unused.
+    public func acceptOffer(_ sdp: String) async throws -> String {
+        guard state == .new else { throw PeerConnectionError.transport("the remote description is already set") }
+        guard configuration.role == .play else { throw PeerConnectionError.transport("only a player can answer an offer") }
+        var remote: ServerAnswer
+        let local: ClientAnswer
+        do {
+            let parsed = try SessionDescription(parsing: sdp)
+            remote = try ServerAnswer(parsing: sdp)
+            let candidate = socket.localAddress
+            local = try ClientAnswer(offer: parsed, iceUfrag: offer.iceUfrag, icePassword: offer.icePassword,
+                                     fingerprint: security.fingerprint, candidate: (candidate.host, Int(candidate.port)))
+        } catch {
+            throw PeerConnectionError.answer("offer: \(error)")
+        }
+        if let pt = local.audioPayloadType { remote.audio?.payloadType = pt } else { remote.audio = nil }
+        if let pt = local.videoPayloadType { remote.video?.payloadType = pt } else { remote.video = nil }
+        try await connect(to: remote)
+        return local.sdp
+    }
+
+    private func connect(to answer: ServerAnswer) async throws {
         let usable = answer.candidates.lazy.compactMap { SocketAddress(host: $0.ip, port: UInt16(clamping: $0.port)) }
             .first { !self.configuration.loopbackOnly || ($0.family == .ipv4 && $0.isLoopback) }
         guard let remote = usable else { throw PeerConnectionError.noUsableCandidate }
@@ -182,10 +244,13 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
             self.audioPayloadType = answer.audio.map { Int($0.payloadType) } ?? -1
             self.videoPayloadType = answer.video.map { Int($0.payloadType) } ?? -1
             if let audio = answer.audio { self.audioStream.payloadType = audio.payloadType }
-            if let video = answer.video { self.videoStream.payloadType = video.payloadType }
+            if let video = answer.video {
+                for i in self.videoStreams.indices { self.videoStreams[i].payloadType = video.payloadType }
+            }
             self.remoteVideoSSRC = answer.video?.ssrcs.first ?? 0
             self.extensionIDs = SendExtensionIDs((answer.video ?? answer.audio)?.extensionIDs ?? [:])
-            let transport = try WebRTCTransport(worker: self.worker, security: self.security, parameters: parameters)
+            let transport = try WebRTCTransport(worker: self.worker, socket: self.socket, security: self.security,
+                                                parameters: parameters)
             transport.delegate = self
             self.transport = transport
             self.worker.addTickable(self)
@@ -222,7 +287,8 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
         worker.execute(body)
     }
 
-    /// Closes the transport (DTLS close_notify) and stops the worker when it is the connection's own.
+    /// Closes the transport (DTLS close_notify) and then its socket on a shared worker, or
+    /// stops the worker when it is the connection's own.
     public func close() {
         let previous = stateValue.exchange(State.closed.rawValue, ordering: .acquiringAndReleasing)
         guard previous != State.closed.rawValue else { return }
@@ -231,6 +297,7 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
             self.transport?.close()
             self.transport = nil
             self.worker.removeTickable(self)
+            if !self.ownsWorker { self.worker.closeSocket(self.socket) }
             done.signal()
         }
         _ = done.wait(timeout: .now() + 5)
@@ -263,17 +330,19 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
 
     // MARK: Sending (worker thread)
 
-    /// Builds an RTP packet in a pool buffer: header with the connection's SSRC, payload type
-    /// and next sequence number, the mid, abs-send-time and transport-wide sequence extensions;
-    /// then `writePayload` fills the payload in place and returns its length. Encrypts and
-    /// queues it. False (nothing sent) before the connection is up, when the pool is empty, or
-    /// when `writePayload` returns 0 or more than it was given. Allocates nothing.
+    /// Builds an RTP packet in a pool buffer: header with the connection's SSRC (video: of
+    /// simulcast layer `layer`), payload type and next sequence number, the mid, abs-send-time
+    /// and transport-wide sequence extensions; then `writePayload` fills the payload in place
+    /// and returns its length. Encrypts and queues it. False (nothing sent) before the
+    /// connection is up, when the pool is empty, when the layer does not exist, or when
+    /// `writePayload` returns 0 or more than it was given. Allocates nothing.
     @discardableResult
-    public func send(_ kind: TrackKind, marker: Bool, timestamp: UInt32, now: UInt64,
+    public func send(_ kind: TrackKind, layer: Int = 0, marker: Bool, timestamp: UInt32, now: UInt64,
                      writePayload: (UnsafeMutableRawBufferPointer) -> Int) -> Bool {
+        guard kind == .audio || videoStreams.indices.contains(layer) else { return false }
         guard let transport, transport.isConnected, let buffer = worker.pool.take() else { return false }
         let area = UnsafeMutableRawBufferPointer(start: worker.pool.pointer(buffer), count: Self.maxPacketSize)
-        var stream = kind == .audio ? audioStream : videoStream
+        var stream = kind == .audio ? audioStream : videoStreams[layer]
         var extensions = RTPHeaderExtensionList()
         if let id = extensionIDs.mid, let mid = stream.midByte { extensions.append(id: id, uint8: mid) }
         if let id = extensionIDs.absSendTime { extensions.append(id: id, uint24: SendExtensionIDs.absSendTime(micros: now)) }
@@ -296,25 +365,25 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
         stream.packets += 1
         stream.bytes += UInt64(length)
         if extensionIDs.transportCC != nil { transportSequence &+= 1 }
-        if kind == .audio { audioStream = stream } else { videoStream = stream }
+        if kind == .audio { audioStream = stream } else { videoStreams[layer] = stream }
         return true
     }
 
-    /// Copies `payload` into a packet; see `send(_:marker:timestamp:now:writePayload:)`.
+    /// Copies `payload` into a packet; see `send(_:layer:marker:timestamp:now:writePayload:)`.
     @discardableResult
-    public func send(_ kind: TrackKind, marker: Bool, timestamp: UInt32, now: UInt64,
+    public func send(_ kind: TrackKind, layer: Int = 0, marker: Bool, timestamp: UInt32, now: UInt64,
                      payload: UnsafeRawBufferPointer) -> Bool {
-        send(kind, marker: marker, timestamp: timestamp, now: now) { space in
+        send(kind, layer: layer, marker: marker, timestamp: timestamp, now: now) { space in
             guard payload.count <= space.count, let source = payload.baseAddress else { return 0 }
             space.baseAddress!.copyMemory(from: source, byteCount: payload.count)
             return payload.count
         }
     }
 
-    /// Packets and payload bytes sent per kind.
+    /// Packets and payload bytes sent per kind (video: all layers).
     public func sentCounts(_ kind: TrackKind) -> (packets: UInt64, bytes: UInt64) {
-        let stream = kind == .audio ? audioStream : videoStream
-        return (stream.packets, stream.bytes)
+        if kind == .audio { return (audioStream.packets, audioStream.bytes) }
+        return videoStreams.reduce((0, 0)) { ($0.0 + $1.packets, $0.1 + $1.bytes) }
     }
 
     /// Encrypts and sends an RTCP compound packet.
@@ -371,9 +440,12 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
     }
 
     public func transport(_ transport: WebRTCTransport, didReceiveRTCP packet: UnsafeMutableRawBufferPointer, now: UInt64) {
-        if configuration.role == .publish, RTCPKeyFrameRequest.contains(UnsafeRawBufferPointer(packet), mediaSSRC: videoStream.ssrc) {
-            keyFrameRequestsReceived += 1
-            delegate?.peerConnectionDidRequestKeyFrame(self, now: now)
+        if configuration.role == .publish {
+            for layer in videoStreams.indices
+            where RTCPKeyFrameRequest.contains(UnsafeRawBufferPointer(packet), mediaSSRC: videoStreams[layer].ssrc) {
+                keyFrameRequestsReceived += 1
+                delegate?.peerConnection(self, didRequestKeyFrameForLayer: layer, now: now)
+            }
         }
         delegate?.peerConnection(self, didReceiveRTCP: packet, now: now)
     }

@@ -13,6 +13,9 @@ public protocol PeerConnectionDelegate: AnyObject {
     func peerConnection(_ connection: PeerConnection, didReceiveRTCP packet: UnsafeMutableRawBufferPointer, now: UInt64)
     /// A publisher got a PLI or FIR for its video SSRC.
     func peerConnectionDidRequestKeyFrame(_ connection: PeerConnection, now: UInt64)
+    /// A publisher got a PLI or FIR for the SSRC of simulcast layer `layer` (0 without
+    /// simulcast). By default it calls `peerConnectionDidRequestKeyFrame(_:now:)`.
+    func peerConnection(_ connection: PeerConnection, didRequestKeyFrameForLayer layer: Int, now: UInt64)
     /// Every worker tick (10 ms) while connected: the place to send what is due.
     func peerConnection(_ connection: PeerConnection, tick now: UInt64)
 }
@@ -23,6 +26,9 @@ extension PeerConnectionDelegate {
     public func peerConnection(_ connection: PeerConnection, didReceiveRTP packet: RTPPacket, kind: TrackKind?, now: UInt64) {}
     public func peerConnection(_ connection: PeerConnection, didReceiveRTCP packet: UnsafeMutableRawBufferPointer, now: UInt64) {}
     public func peerConnectionDidRequestKeyFrame(_ connection: PeerConnection, now: UInt64) {}
+    public func peerConnection(_ connection: PeerConnection, didRequestKeyFrameForLayer layer: Int, now: UInt64) {
+        peerConnectionDidRequestKeyFrame(connection, now: now)
+    }
     public func peerConnection(_ connection: PeerConnection, tick now: UInt64) {}
 }
 #endif

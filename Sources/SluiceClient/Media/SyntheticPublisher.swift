@@ -6,23 +6,44 @@ import SluiceWire
 /// buffer, and it answers PLI and FIR with a key frame. Set it as the connection's delegate
 /// (it forwards nothing else). Worker thread only, except `stats` (racy reads are fine for
 /// progress lines).
+///
+/// Simulcast: `init(simulcast:)` takes one source per layer, lowest first, for a connection
+/// made with as many `simulcastLayers`; layer i goes out on the connection's layer i.
 public final class SyntheticPublisher: PeerConnectionDelegate {
-    public var video: SyntheticVP8Source?
+    /// The single video layer; nil with simulcast (see `layers`) or without video.
+    public var video: SyntheticVP8Source? {
+        get { layers.count == 1 && !isSimulcast ? layers[0] : nil }
+        set {
+            isSimulcast = false
+            layers = newValue.map { [$0] } ?? []
+        }
+    }
+    /// Video sources by simulcast layer, lowest first (one without simulcast).
+    public private(set) var layers: [SyntheticVP8Source]
     public var audio: SyntheticOpusSource?
     /// Frames or audio packets the connection could not send (pool empty, not connected).
     public private(set) var sendFailures: UInt64 = 0
+    private var isSimulcast: Bool
 
     public init(video: SyntheticVP8Source.Configuration? = .init(), audio: Bool = true, audioPacketSize: Int = 100) {
-        self.video = video.map(SyntheticVP8Source.init)
+        layers = video.map { [SyntheticVP8Source($0)] } ?? []
+        isSimulcast = false
+        self.audio = audio ? SyntheticOpusSource(packetSize: audioPacketSize) : nil
+    }
+
+    /// One video source per simulcast layer, lowest first.
+    public init(simulcast: [SyntheticVP8Source.Configuration], audio: Bool = true, audioPacketSize: Int = 100) {
+        layers = simulcast.map(SyntheticVP8Source.init)
+        isSimulcast = true
         self.audio = audio ? SyntheticOpusSource(packetSize: audioPacketSize) : nil
     }
 
     public func peerConnection(_ connection: PeerConnection, tick now: UInt64) {
-        if video != nil {
-            while let frame = video?.nextFrame(now: now) {
+        for layer in layers.indices {
+            while let frame = layers[layer].nextFrame(now: now) {
                 for index in 0..<frame.packetCount {
-                    let sent = connection.send(.video, marker: frame.isLastPacket(index), timestamp: frame.rtpTimestamp,
-                                               now: now) { payload in
+                    let sent = connection.send(.video, layer: layer, marker: frame.isLastPacket(index),
+                                               timestamp: frame.rtpTimestamp, now: now) { payload in
                         frame.writePacket(index, into: payload, sendTime: MonotonicClock.nowMicros())
                     }
                     if !sent { sendFailures += 1 }
@@ -39,8 +60,8 @@ public final class SyntheticPublisher: PeerConnectionDelegate {
         }
     }
 
-    public func peerConnectionDidRequestKeyFrame(_ connection: PeerConnection, now: UInt64) {
-        video?.requestKeyFrame()
+    public func peerConnection(_ connection: PeerConnection, didRequestKeyFrameForLayer layer: Int, now: UInt64) {
+        if layers.indices.contains(layer) { layers[layer].requestKeyFrame() }
     }
 }
 #endif

@@ -13,6 +13,8 @@ public final class POSIXWebSocketChannel: SignalingChannel, @unchecked Sendable 
     public let maxMessageBytes: Int
     /// Bound on connect, the HTTP upgrade and the closing handshake.
     public let handshakeTimeoutSeconds: Int
+    /// Subprotocols offered in Sec-WebSocket-Protocol (Janus wants `janus-protocol`); none by default.
+    public let protocols: [String]
 
     private static let acceptGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
@@ -22,10 +24,11 @@ public final class POSIXWebSocketChannel: SignalingChannel, @unchecked Sendable 
     private var closeSent = false
     private var handler: (@Sendable (SignalingChannelEvent) -> Void)?
 
-    public init(url: URL, maxMessageBytes: Int = 16 << 20, handshakeTimeoutSeconds: Int = 10) {
+    public init(url: URL, maxMessageBytes: Int = 16 << 20, handshakeTimeoutSeconds: Int = 10, protocols: [String] = []) {
         self.url = url
         self.maxMessageBytes = maxMessageBytes
         self.handshakeTimeoutSeconds = handshakeTimeoutSeconds
+        self.protocols = protocols
     }
 
     public func open(handler: @escaping @Sendable (SignalingChannelEvent) -> Void) async throws {
@@ -91,11 +94,12 @@ public final class POSIXWebSocketChannel: SignalingChannel, @unchecked Sendable 
         let key = Data(keyBytes).base64EncodedString()
         let hostHeader = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         let request = "GET \(path) HTTP/1.1\r\nHost: \(hostHeader)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
+            + (protocols.isEmpty ? "" : "Sec-WebSocket-Protocol: \(protocols.joined(separator: ", "))\r\n") + "\r\n"
         do {
             try writeAll(Array(request.utf8))
             let (head, leftover) = try readResponseHead()
-            try Self.checkUpgrade(head: head, key: key)
+            try Self.checkUpgrade(head: head, key: key, protocols: protocols)
             var noTimeout = timeval(tv_sec: 0, tv_usec: 0)
             setsockopt(socketFD, SOL_SOCKET, SO_RCVTIMEO, &noTimeout, socklen_t(MemoryLayout<timeval>.size))
             return leftover
@@ -154,7 +158,9 @@ public final class POSIXWebSocketChannel: SignalingChannel, @unchecked Sendable 
         }
     }
 
-    static func checkUpgrade(head: String, key: String) throws {
+    /// RFC 6455 section 4.1: status 101, Upgrade, the accept hash, and no subprotocol that
+    /// was not offered.
+    static func checkUpgrade(head: String, key: String, protocols: [String] = []) throws {
         let lines = head.components(separatedBy: "\r\n")
         let statusParts = lines.first?.split(separator: " ", maxSplits: 2) ?? []
         guard statusParts.count >= 2, statusParts[1] == "101" else {
@@ -172,6 +178,9 @@ public final class POSIXWebSocketChannel: SignalingChannel, @unchecked Sendable 
         let expected = Data(SHA1.digest(Array((key + acceptGUID).utf8))).base64EncodedString()
         guard headers["sec-websocket-accept"] == expected else {
             throw SignalingError.handshakeFailed("wrong Sec-WebSocket-Accept")
+        }
+        if let chosen = headers["sec-websocket-protocol"], !protocols.contains(chosen) {
+            throw SignalingError.handshakeFailed("the server chose subprotocol '\(chosen)', which was not offered")
         }
     }
 

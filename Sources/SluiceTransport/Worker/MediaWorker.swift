@@ -3,25 +3,38 @@ import Glibc
 import SluiceWire
 import Synchronization
 
-/// One media thread: an epoll loop over one UDP socket, an inbox for control commands and a
+/// One media thread: an epoll loop over its UDP sockets, an inbox for control commands and a
 /// periodic tick. Every transport, router and timer of the worker lives on this thread, so
 /// the packet path takes no lock (DESIGN.md "Threads").
 ///
 /// Packet path: `recvmmsg` a batch -> demultiplex each datagram (RFC 7983 first byte) to its
-/// transport -> transports queue what they send -> one `sendmmsg` at the end of the batch.
+/// transport by (socket, source address) -> transports queue what they send -> one
+/// `sendmmsg` per socket at the end of the batch.
+///
+/// A server worker has one socket (`primarySocket`) that all its transports share. A client
+/// with many connections to one server address (the load tester) opens a socket per
+/// connection on a shared worker (`openSocket`), so the local socket tells them apart.
 public final class MediaWorker: @unchecked Sendable {
     public static let batchSize = 32
     /// Outgoing datagrams queued per loop turn before a forced flush.
     static let sendQueueCapacity = 256
     /// Period of `tick` (DTLS timers, consent, RTCP reports).
     public static let tickMicros: UInt64 = 10_000
+    /// epoll events taken per wait: enough for a client worker with a socket per connection.
+    static let eventsPerWait = 64
+    /// The inbox's epoll tag; a socket's tag is its descriptor.
+    static let inboxTag: UInt64 = 1 << 32
 
     public let index: Int
-    public let localAddress: SocketAddress
+    /// The socket the worker was made with.
+    public let primarySocket: WorkerSocket
+    public var localAddress: SocketAddress { primarySocket.localAddress }
     /// Buffers for everything the worker receives and sends. Worker thread only.
     public let pool: PacketBufferPool
 
     private let socketFD: Int32
+    /// Sockets from `openSocket`, closed by `closeSocket` or `deinit`.
+    private let extraSockets = Mutex<Set<Int32>>([])
     private let epollFD: Int32
     private let inboxFD: Int32
     private let inbox = Mutex<[() -> Void]>([])
@@ -37,11 +50,13 @@ public final class MediaWorker: @unchecked Sendable {
     private let sendBatch: OpaquePointer
     private var sendBuffers: [Int32]
     private let sendAddresses: UnsafeMutablePointer<sockaddr_storage>
+    /// The socket each queued datagram leaves by.
+    private var sendSockets: [Int32]
     private var sendCount = 0
 
     // Demultiplexing tables.
-    private var transportsByUfrag: [ICEUfragKey: DatagramReceiver] = [:]
-    private var transportsByAddress: [SocketAddress: DatagramReceiver] = [:]
+    private var transportsByUfrag: [ICEUfragKey: (socket: Int32, receiver: DatagramReceiver)] = [:]
+    private var transportsByTuple: [DatagramTuple: DatagramReceiver] = [:]
     private var tickables: [ObjectIdentifier: WorkerTickable] = [:]
     private var nextTick: UInt64 = 0
 
@@ -54,6 +69,32 @@ public final class MediaWorker: @unchecked Sendable {
         self.index = index
         pool = PacketBufferPool(capacity: poolCapacity)
 
+        primarySocket = try Self.makeSocket(bindAddress: bindAddress)
+        let fd = primarySocket.descriptor
+        socketFD = fd
+        epollFD = sluice_epoll_create()
+        inboxFD = sluice_eventfd_create()
+        _ = sluice_epoll_add(epollFD, socketFD, UInt64(socketFD))
+        _ = sluice_epoll_add(epollFD, inboxFD, Self.inboxTag)
+
+        recvBatch = sluice_mmsg_batch_create(UInt32(Self.batchSize))
+        recvAddresses = .allocate(capacity: Self.batchSize)
+        recvAddresses.initialize(repeating: sockaddr_storage(), count: Self.batchSize)
+        recvBuffers = []
+        for i in 0..<Self.batchSize {
+            let buffer = pool.take()!
+            recvBuffers.append(buffer)
+            sluice_mmsg_set(recvBatch, UInt32(i), pool.pointer(buffer), PacketBufferPool.bufferSize, recvAddresses + i)
+        }
+        sendBatch = sluice_mmsg_batch_create(UInt32(Self.sendQueueCapacity))
+        sendAddresses = .allocate(capacity: Self.sendQueueCapacity)
+        sendAddresses.initialize(repeating: sockaddr_storage(), count: Self.sendQueueCapacity)
+        sendBuffers = [Int32](repeating: -1, count: Self.sendQueueCapacity)
+        sendSockets = [Int32](repeating: -1, count: Self.sendQueueCapacity)
+    }
+
+    /// A non-blocking UDP socket bound to `bindAddress` (port 0: any free port).
+    private static func makeSocket(bindAddress: SocketAddress) throws(WorkerError) -> WorkerSocket {
         let family = bindAddress.family == .ipv4 ? AF_INET : AF_INET6
         let fd = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .socket("socket: \(String(cString: strerror(errno)))") }
@@ -76,30 +117,12 @@ public final class MediaWorker: @unchecked Sendable {
         _ = withUnsafeMutablePointer(to: &actual) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) }
         }
-        localAddress = SocketAddress(&actual) ?? bindAddress
-        socketFD = fd
-        epollFD = sluice_epoll_create()
-        inboxFD = sluice_eventfd_create()
-        _ = sluice_epoll_add(epollFD, socketFD, 1)
-        _ = sluice_epoll_add(epollFD, inboxFD, 2)
-
-        recvBatch = sluice_mmsg_batch_create(UInt32(Self.batchSize))
-        recvAddresses = .allocate(capacity: Self.batchSize)
-        recvAddresses.initialize(repeating: sockaddr_storage(), count: Self.batchSize)
-        recvBuffers = []
-        for i in 0..<Self.batchSize {
-            let buffer = pool.take()!
-            recvBuffers.append(buffer)
-            sluice_mmsg_set(recvBatch, UInt32(i), pool.pointer(buffer), PacketBufferPool.bufferSize, recvAddresses + i)
-        }
-        sendBatch = sluice_mmsg_batch_create(UInt32(Self.sendQueueCapacity))
-        sendAddresses = .allocate(capacity: Self.sendQueueCapacity)
-        sendAddresses.initialize(repeating: sockaddr_storage(), count: Self.sendQueueCapacity)
-        sendBuffers = [Int32](repeating: -1, count: Self.sendQueueCapacity)
+        return WorkerSocket(descriptor: fd, localAddress: SocketAddress(&actual) ?? bindAddress)
     }
 
     deinit {
         close(socketFD)
+        for fd in extraSockets.withLock({ $0 }) { close(fd) }
         close(epollFD)
         close(inboxFD)
         sluice_mmsg_batch_destroy(recvBatch)
@@ -145,20 +168,43 @@ public final class MediaWorker: @unchecked Sendable {
         return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1_000
     }
 
-    public func register(ufrag: String, receiver: DatagramReceiver) {
+    /// Opens another UDP socket on this worker (any thread). Its datagrams go only to
+    /// transports registered on it, so connections to one remote address can share the worker.
+    public func openSocket(bindAddress: SocketAddress) throws(WorkerError) -> WorkerSocket {
+        let socket = try Self.makeSocket(bindAddress: bindAddress)
+        extraSockets.withLock { _ = $0.insert(socket.descriptor) }
+        _ = sluice_epoll_add(epollFD, socket.descriptor, UInt64(socket.descriptor))
+        return socket
+    }
+
+    /// Sends what is queued, forgets every route through `socket` and closes it (worker
+    /// thread). The primary socket stays open until the worker goes.
+    public func closeSocket(_ socket: WorkerSocket) {
+        let fd = socket.descriptor
+        guard extraSockets.withLock({ $0.remove(fd) }) != nil else { return }
+        flushSends()
+        transportsByUfrag = transportsByUfrag.filter { $0.value.socket != fd }
+        transportsByTuple = transportsByTuple.filter { $0.key.socket != fd }
+        _ = sluice_epoll_del(epollFD, fd)
+        close(fd)
+    }
+
+    /// STUN binding requests for `ufrag` arriving on `socket` (default: the primary) go to `receiver`.
+    public func register(ufrag: String, receiver: DatagramReceiver, socket: WorkerSocket? = nil) {
         guard let key = ICEUfragKey(ufrag) else { return }
-        transportsByUfrag[key] = receiver
+        transportsByUfrag[key] = (socket?.descriptor ?? socketFD, receiver)
     }
 
     public func unregister(receiver: DatagramReceiver) {
-        transportsByUfrag = transportsByUfrag.filter { $0.value !== receiver }
-        transportsByAddress = transportsByAddress.filter { $0.value !== receiver }
+        transportsByUfrag = transportsByUfrag.filter { $0.value.receiver !== receiver }
+        transportsByTuple = transportsByTuple.filter { $0.value !== receiver }
         tickables[ObjectIdentifier(receiver)] = nil
     }
 
-    /// Routes DTLS and SRTP from `address` to `receiver` (after ICE confirmed the tuple).
-    public func bind(address: SocketAddress, to receiver: DatagramReceiver) {
-        transportsByAddress[address] = receiver
+    /// Routes DTLS and SRTP from `address` on `socket` (default: the primary) to `receiver`
+    /// (after ICE confirmed the tuple).
+    public func bind(address: SocketAddress, socket: WorkerSocket? = nil, to receiver: DatagramReceiver) {
+        transportsByTuple[DatagramTuple(socket: socket?.descriptor ?? socketFD, remote: address)] = receiver
     }
 
     public func addTickable(_ item: WorkerTickable) {
@@ -169,39 +215,41 @@ public final class MediaWorker: @unchecked Sendable {
         tickables[ObjectIdentifier(item)] = nil
     }
 
-    /// Queues pool buffer `buffer` (its first `length` bytes) for `address`. The worker owns
-    /// the buffer from here and returns it to the pool after sending.
+    /// Queues pool buffer `buffer` (its first `length` bytes) for `address`, to leave by
+    /// `socket` (default: the primary). The worker owns the buffer from here and returns it
+    /// to the pool after sending.
     @inline(__always)
-    public func queueSend(buffer: Int32, length: Int, to address: SocketAddress) {
+    public func queueSend(buffer: Int32, length: Int, to address: SocketAddress, via socket: WorkerSocket? = nil) {
         if sendCount == Self.sendQueueCapacity { flushSends() }
         let slot = sendCount
         sendBuffers[slot] = buffer
+        sendSockets[slot] = socket?.descriptor ?? socketFD
         address.write(to: sendAddresses + slot)
         sluice_mmsg_set(sendBatch, UInt32(slot), pool.pointer(buffer), length, sendAddresses + slot)
         sendCount += 1
     }
 
     /// Copies `bytes` into a pool buffer and queues it. For control-rate packets (STUN, DTLS).
-    public func queueSend(copying bytes: UnsafeRawBufferPointer, to address: SocketAddress) {
+    public func queueSend(copying bytes: UnsafeRawBufferPointer, to address: SocketAddress, via socket: WorkerSocket? = nil) {
         guard bytes.count <= PacketBufferPool.bufferSize, let buffer = pool.take() else {
             datagramsDropped.add(1, ordering: .relaxed)
             return
         }
         pool.pointer(buffer).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
-        queueSend(buffer: buffer, length: bytes.count, to: address)
+        queueSend(buffer: buffer, length: bytes.count, to: address, via: socket)
     }
 
     private func run() {
-        var tags = [UInt64](repeating: 0, count: 8)
+        var tags = [UInt64](repeating: 0, count: Self.eventsPerWait)
         while running.load(ordering: .acquiring) {
             let now = MonotonicClock.nowMicros()
             let waitMs = nextTick > now ? Int32((nextTick - now + 999) / 1000) : 0
             let ready = tags.withUnsafeMutableBufferPointer {
-                sluice_epoll_wait(epollFD, $0.baseAddress, 8, waitMs)
+                sluice_epoll_wait(epollFD, $0.baseAddress, Int32(Self.eventsPerWait), waitMs)
             }
             if ready > 0 {
                 for i in 0..<Int(ready) {
-                    if tags[i] == 2 { drainInbox() } else { receiveBatches() }
+                    if tags[i] == Self.inboxTag { drainInbox() } else { receiveBatches(socket: Int32(truncatingIfNeeded: tags[i])) }
                 }
             }
             let after = MonotonicClock.nowMicros()
@@ -226,10 +274,10 @@ public final class MediaWorker: @unchecked Sendable {
         for command in commands { command() }
     }
 
-    private func receiveBatches() {
+    private func receiveBatches(socket: Int32) {
         // Bounded, so that the inbox and timers get their turn under load.
         for _ in 0..<8 {
-            let received = sluice_recvmmsg(socketFD, recvBatch, UInt32(Self.batchSize))
+            let received = sluice_recvmmsg(socket, recvBatch, UInt32(Self.batchSize))
             guard received > 0 else { return }
             datagramsIn.add(UInt64(received), ordering: .relaxed)
             let now = MonotonicClock.nowMicros()
@@ -237,51 +285,74 @@ public final class MediaWorker: @unchecked Sendable {
                 let length = sluice_mmsg_len(recvBatch, UInt32(slot))
                 guard let source = SocketAddress(recvAddresses + slot) else { continue }
                 let bytes = UnsafeMutableRawBufferPointer(start: pool.pointer(recvBuffers[slot]), count: length)
-                dispatch(bytes, from: source, now: now)
+                dispatch(bytes, from: DatagramTuple(socket: socket, remote: source), now: now)
             }
             flushSends()
             if received < Self.batchSize { return }
         }
     }
 
-    /// RFC 7983 demultiplexing: STUN goes by ICE username, everything else by remote tuple.
+    /// RFC 7983 demultiplexing: STUN goes by ICE username, everything else by tuple (local
+    /// socket and remote address).
     @inline(__always)
-    private func dispatch(_ bytes: UnsafeMutableRawBufferPointer, from source: SocketAddress, now: UInt64) {
+    private func dispatch(_ bytes: UnsafeMutableRawBufferPointer, from tuple: DatagramTuple, now: UInt64) {
         guard bytes.count > 0 else { return }
         let first = bytes[0]
         if first < 4 {
-            if let receiver = transportsByAddress[source] {
-                receiver.receive(bytes, from: source, now: now)
+            if let receiver = transportsByTuple[tuple] {
+                receiver.receive(bytes, from: tuple.remote, now: now)
             } else if let ufrag = ICELiteServer.localUfrag(inBindingRequest: UnsafeRawBufferPointer(bytes)),
-                      let key = ICEUfragKey(ufrag), let receiver = transportsByUfrag[key] {
-                receiver.receive(bytes, from: source, now: now)
+                      let key = ICEUfragKey(ufrag), let entry = transportsByUfrag[key], entry.socket == tuple.socket {
+                entry.receiver.receive(bytes, from: tuple.remote, now: now)
             } else {
                 datagramsDropped.add(1, ordering: .relaxed)
             }
             return
         }
-        guard let receiver = transportsByAddress[source] else {
+        guard let receiver = transportsByTuple[tuple] else {
             datagramsDropped.add(1, ordering: .relaxed)
             return
         }
-        receiver.receive(bytes, from: source, now: now)
+        receiver.receive(bytes, from: tuple.remote, now: now)
     }
 
     private func flushSends() {
+        // One sendmmsg per run of datagrams leaving by the same socket (a server has one).
+        var start = 0
         var sent = 0
-        while sent < sendCount {
-            let result = Int(sluice_sendmmsg(socketFD, sendBatch, UInt32(sent), UInt32(sendCount - sent)))
-            if result <= 0 {
-                // EAGAIN or an unreachable peer: drop the rest rather than stall the loop.
-                datagramsDropped.add(UInt64(sendCount - sent), ordering: .relaxed)
-                break
+        while start < sendCount {
+            let socket = sendSockets[start]
+            var end = start + 1
+            while end < sendCount && sendSockets[end] == socket { end += 1 }
+            var next = start
+            while next < end {
+                let result = Int(sluice_sendmmsg(socket, sendBatch, UInt32(next), UInt32(end - next)))
+                if result <= 0 {
+                    // EAGAIN or an unreachable peer: drop the rest of the run rather than stall the loop.
+                    datagramsDropped.add(UInt64(end - next), ordering: .relaxed)
+                    break
+                }
+                next += result
+                sent += result
             }
-            sent += result
+            start = end
         }
         datagramsOut.add(UInt64(sent), ordering: .relaxed)
         for i in 0..<sendCount { pool.give(sendBuffers[i]) }
         sendCount = 0
     }
+}
+
+/// One UDP socket of a worker: the primary one, or one from `openSocket`.
+public struct WorkerSocket: Hashable, Sendable {
+    public let descriptor: Int32
+    public let localAddress: SocketAddress
+}
+
+/// A path as the worker demultiplexes it: the local socket a datagram came in on and its source.
+struct DatagramTuple: Hashable {
+    let socket: Int32
+    let remote: SocketAddress
 }
 
 public enum WorkerError: Error, CustomStringConvertible {

@@ -51,6 +51,8 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
     }
 
     public let worker: MediaWorker
+    /// The worker socket this transport sends and receives on.
+    public let socket: WorkerSocket
     public let parameters: TransportParameters
     public weak var delegate: WebRTCTransportDelegate?
     public private(set) var state: State = .new
@@ -74,8 +76,11 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
     public private(set) var srtpErrors: UInt64 = 0
     public private(set) var droppedStun: UInt64 = 0
 
-    public init(worker: MediaWorker, security: DTLSSecurity, parameters: TransportParameters) throws {
+    /// `socket`: one of `worker`'s sockets; nil for its primary socket (the server's case).
+    public init(worker: MediaWorker, socket: WorkerSocket? = nil, security: DTLSSecurity,
+                parameters: TransportParameters) throws {
         self.worker = worker
+        self.socket = socket ?? worker.primarySocket
         self.parameters = parameters
         let now = MonotonicClock.nowMicros()
         createdMicros = now
@@ -86,15 +91,16 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
                            expectedFingerprint: (algorithm: parameters.remoteFingerprintAlgorithm,
                                                  value: parameters.remoteFingerprint))
         if let remote = parameters.remoteCandidate {
+            ice.isControlling = true
             iceClient = ICEClient(localUfrag: parameters.localUfrag, remoteUfrag: parameters.remoteUfrag,
                                   remotePassword: parameters.remotePassword, remoteAddress: remote,
                                   consentTimeoutMicros: parameters.consentTimeoutMicros)
             // Responses to our checks come from the remote candidate, not by ufrag.
-            worker.bind(address: remote, to: self)
+            worker.bind(address: remote, socket: self.socket, to: self)
         } else {
             iceClient = nil
         }
-        worker.register(ufrag: parameters.localUfrag, receiver: self)
+        worker.register(ufrag: parameters.localUfrag, receiver: self, socket: self.socket)
         worker.addTickable(self)
     }
 
@@ -130,7 +136,7 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
         let result = scratch.withUnsafeMutableBytes { reply -> ICEResult in
             let result = ice.handleBindingRequest(message, from: source, now: now, reply: reply)
             if case .respond(let length, _) = result {
-                worker.queueSend(copying: UnsafeRawBufferPointer(rebasing: reply[0..<length]), to: source)
+                worker.queueSend(copying: UnsafeRawBufferPointer(rebasing: reply[0..<length]), to: source, via: socket)
             }
             return result
         }
@@ -139,7 +145,7 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
             return
         }
         if change != .none {
-            worker.bind(address: source, to: self)
+            worker.bind(address: source, socket: socket, to: self)
         }
         if iceClient == nil, let tuple = ice.selectedTuple, tuple != selected {
             select(tuple)
@@ -233,7 +239,7 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
             worker.pool.give(buffer)
             return
         }
-        worker.queueSend(buffer: buffer, length: protectedLength, to: selected)
+        worker.queueSend(buffer: buffer, length: protectedLength, to: selected, via: socket)
     }
 
     /// Copies an RTCP compound packet into a pool buffer, encrypts and queues it.
@@ -248,13 +254,13 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
             worker.pool.give(buffer)
             return
         }
-        worker.queueSend(buffer: buffer, length: length, to: selected)
+        worker.queueSend(buffer: buffer, length: length, to: selected, via: socket)
     }
 
     private func flushDTLS() {
         guard let selected else { return }
         dtls.drainOutgoing { datagram in
-            worker.queueSend(copying: datagram, to: selected)
+            worker.queueSend(copying: datagram, to: selected, via: socket)
         }
     }
 
@@ -269,7 +275,8 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
                 let length = scratch.withUnsafeMutableBytes { iceClient.poll(now: now, into: $0) }
                 if let length {
                     scratch.withUnsafeBytes {
-                        worker.queueSend(copying: UnsafeRawBufferPointer(rebasing: $0[0..<length]), to: iceClient.remoteAddress)
+                        worker.queueSend(copying: UnsafeRawBufferPointer(rebasing: $0[0..<length]), to: iceClient.remoteAddress,
+                                         via: socket)
                     }
                 }
                 if iceClient.state == .failed {

@@ -1,0 +1,258 @@
+import Foundation
+
+/// Which server the scenario drives.
+public enum LoadTestTarget: String, Sendable, Codable, CaseIterable {
+    case sluice
+    case janus
+}
+
+/// A player's `quality` constraint.
+public enum PlayerQuality: String, Sendable, Codable, CaseIterable {
+    case low, medium, high, auto
+}
+
+/// One scenario, from the command line (`LoadTestOptions.parse`). Every field has a default,
+/// so `sluice-loadtest` alone runs 1 publisher and 10 players against 127.0.0.1:8080.
+public struct LoadTestOptions: Sendable, Equatable, Codable {
+    public var url = "ws://127.0.0.1:8080/ws"
+    public var target = LoadTestTarget.sluice
+    public var appKey = "defaultApp"
+    public var publishers = 1
+    /// Players per publisher.
+    public var players = 10
+    /// The top layer's size and bitrate (kbit/s); with simulcast the lower layers are a half
+    /// and a quarter of the size at a quarter and a sixteenth of the bitrate.
+    public var videoWidth = 640
+    public var videoHeight = 360
+    public var videoBitrateKbps = 800
+    public var fps = 30
+    public var simulcast = false
+    public var audio = true
+    public var video = true
+    public var quality: PlayerQuality?
+    public var maxWidth: Int?
+    public var maxHeight: Int?
+    /// Players that start joining per second.
+    public var joinRate = 10.0
+    /// Seconds of the run, counted from the first player's join; a join phase that takes
+    /// longer makes the run longer.
+    public var durationSeconds = 30.0
+    public var keyFrameIntervalSeconds = 2.0
+    public var outputDirectory = "loadtest-output"
+    public var serverPID: Int32?
+    public var spawnPath: String?
+    public var spawnConfig: String?
+    public var assertNoLoss = false
+    /// Stream names are `<prefix>-<publisher index>`.
+    public var streamPrefix = "load"
+    /// Client media threads, shared by every connection of the run.
+    public var workers = 2
+    /// Seconds a player may take from its first request to its first media packet.
+    public var joinTimeoutSeconds = 30.0
+    /// Janus only: the VideoRoom's room number (created, and destroyed at the end).
+    public var janusRoom: Int?
+    /// Janus only: the admin key or room-creation secret, when the server wants one.
+    public var janusAdminKey: String?
+
+    public init() {}
+
+    /// Simulcast layers the publishers send.
+    public var simulcastLayers: Int { simulcast ? 3 : 1 }
+
+    public var expectedPlayers: Int { publishers * players }
+}
+
+/// A command-line mistake, said so that the user can fix it.
+public struct OptionError: Error, Equatable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+
+    /// `--help`: not a mistake; the caller prints `LoadTestOptions.usage` and exits 0.
+    public static let help = OptionError(LoadTestOptions.usage)
+}
+
+extension LoadTestOptions {
+    public static let usage = """
+        usage: sluice-loadtest [options]
+          --url URL                 signaling WebSocket, 127.0.0.0/8 or localhost only (ws://127.0.0.1:8080/ws)
+          --target sluice|janus     server kind (sluice); janus drives a Janus VideoRoom
+          --app-key KEY             app key for connect (defaultApp)
+          --publishers N            publishers, one stream each (1)
+          --players N               players per publisher (10)
+          --video-size WxH          the publisher's top layer size (640x360)
+          --video-bitrate KBPS      the top layer's bitrate (800)
+          --fps N                   video frame rate (30)
+          --simulcast on|off        send 3 layers: 1/4, 1/2 and full size (off)
+          --audio on|off            Opus-sized audio, 50 packets/s (on)
+          --video on|off            video (on)
+          --quality low|medium|high|auto   players' quality constraint (none: the server's default)
+          --width N, --height N     players' bounding box constraint
+          --join-rate R             players starting to join per second (10)
+          --duration S              seconds from the first player's join to the end (30)
+          --key-frame-interval S    seconds between key frames (2)
+          --join-timeout S          seconds a player may take to get its first packet (30)
+          --workers N               client media threads (2)
+          --stream-prefix NAME      stream names are NAME-0, NAME-1, ... (load)
+          --output DIR              where result.json and report.html go (loadtest-output)
+          --server-pid PID          sample this server process's CPU time and RSS
+          --spawn PATH              start this server binary, wait for /health, SIGTERM it at the end
+          --spawn-config FILE       --config for the spawned server
+          --janus-room N            Janus: the room number to create (random)
+          --janus-admin-key KEY     Janus: admin_key for creating rooms, if the server sets one
+          --assert-no-loss          exit 1 if a player lost, duplicated or skipped a packet, or failed to join
+          --help                    this text
+        """
+
+    /// Reads `arguments` (without the program name). `--flag value` and `--flag=value` both work.
+    public static func parse(_ arguments: [String]) throws(OptionError) -> LoadTestOptions {
+        var options = LoadTestOptions()
+        var rest = arguments[...]
+        var sizeGiven = false
+        while let argument = rest.popFirst() {
+            guard argument.hasPrefix("--") else {
+                throw OptionError("unexpected argument '\(argument)' (flags start with --; see --help)")
+            }
+            var name = argument
+            var inlineValue: String?
+            if let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            }
+            func value() throws(OptionError) -> String {
+                if let inlineValue { return inlineValue }
+                guard let next = rest.popFirst() else { throw OptionError("\(name) needs a value") }
+                return next
+            }
+            switch name {
+            case "--help", "-h":
+                throw OptionError.help
+            case "--url": options.url = try value()
+            case "--target":
+                let text = try value()
+                guard let target = LoadTestTarget(rawValue: text.lowercased()) else {
+                    throw OptionError("--target must be sluice or janus, not '\(text)'")
+                }
+                options.target = target
+            case "--app-key":
+                options.appKey = try value()
+                guard !options.appKey.isEmpty else { throw OptionError("--app-key must not be empty") }
+            case "--publishers": options.publishers = try integer(name, try value(), in: 1...1000)
+            case "--players": options.players = try integer(name, try value(), in: 0...10_000)
+            case "--video-size":
+                let text = try value()
+                (options.videoWidth, options.videoHeight) = try size(name, text)
+                sizeGiven = true
+            case "--video-bitrate": options.videoBitrateKbps = try integer(name, try value(), in: 16...100_000)
+            case "--fps": options.fps = try integer(name, try value(), in: 1...120)
+            case "--simulcast": options.simulcast = try onOff(name, try value())
+            case "--audio": options.audio = try onOff(name, try value())
+            case "--video": options.video = try onOff(name, try value())
+            case "--quality":
+                let text = try value()
+                guard let quality = PlayerQuality(rawValue: text.lowercased()) else {
+                    throw OptionError("--quality must be low, medium, high or auto, not '\(text)'")
+                }
+                options.quality = quality
+            case "--width": options.maxWidth = try integer(name, try value(), in: 1...16384)
+            case "--height": options.maxHeight = try integer(name, try value(), in: 1...16384)
+            case "--join-rate": options.joinRate = try number(name, try value(), in: 0.01...10_000)
+            case "--duration": options.durationSeconds = try number(name, try value(), in: 0.5...86_400)
+            case "--key-frame-interval": options.keyFrameIntervalSeconds = try number(name, try value(), in: 0.1...3600)
+            case "--join-timeout": options.joinTimeoutSeconds = try number(name, try value(), in: 1...3600)
+            case "--workers": options.workers = try integer(name, try value(), in: 1...64)
+            case "--stream-prefix":
+                let text = try value()
+                let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._~-")
+                guard !text.isEmpty, text.count <= 100, text.allSatisfy(allowed.contains) else {
+                    throw OptionError("--stream-prefix takes 1 to 100 of A-Z a-z 0-9 . _ ~ -, not '\(text)'")
+                }
+                options.streamPrefix = text
+            case "--output":
+                options.outputDirectory = try value()
+                guard !options.outputDirectory.isEmpty else { throw OptionError("--output must not be empty") }
+            case "--server-pid": options.serverPID = Int32(try integer(name, try value(), in: 1...Int(Int32.max)))
+            case "--spawn":
+                options.spawnPath = try value()
+                guard options.spawnPath?.isEmpty == false else { throw OptionError("--spawn needs the server binary's path") }
+            case "--spawn-config":
+                options.spawnConfig = try value()
+                guard options.spawnConfig?.isEmpty == false else { throw OptionError("--spawn-config needs a file") }
+            case "--janus-room": options.janusRoom = try integer(name, try value(), in: 1...Int(Int32.max))
+            case "--janus-admin-key": options.janusAdminKey = try value()
+            case "--assert-no-loss":
+                if let inlineValue { options.assertNoLoss = try onOff(name, inlineValue) } else { options.assertNoLoss = true }
+            default:
+                throw OptionError("unknown flag '\(name)' (see --help)")
+            }
+        }
+        if options.simulcast && !sizeGiven {
+            (options.videoWidth, options.videoHeight) = (1280, 720)
+        }
+        try options.validate()
+        return options
+    }
+
+    /// Checks that need more than one flag.
+    public func validate() throws(OptionError) {
+        _ = try LoopbackURL(url)
+        if serverPID != nil && spawnPath != nil {
+            throw OptionError("--server-pid and --spawn exclude each other: give one")
+        }
+        if spawnConfig != nil && spawnPath == nil {
+            throw OptionError("--spawn-config needs --spawn")
+        }
+        if !audio && !video {
+            throw OptionError("--audio off and --video off leave nothing to send")
+        }
+        if simulcast && !video {
+            throw OptionError("--simulcast on needs --video on")
+        }
+        if simulcast && (videoWidth < 4 || videoHeight < 4) {
+            throw OptionError("--simulcast on needs a --video-size of at least 4x4")
+        }
+    }
+
+    static func integer(_ flag: String, _ text: String, in range: ClosedRange<Int>) throws(OptionError) -> Int {
+        guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
+            throw OptionError("\(flag) needs a whole number, not '\(text)'")
+        }
+        guard range.contains(value) else {
+            throw OptionError("\(flag) must be from \(range.lowerBound) to \(range.upperBound), not \(value)")
+        }
+        return value
+    }
+
+    static func number(_ flag: String, _ text: String, in range: ClosedRange<Double>) throws(OptionError) -> Double {
+        guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite else {
+            throw OptionError("\(flag) needs a number, not '\(text)'")
+        }
+        guard range.contains(value) else {
+            throw OptionError("\(flag) must be from \(format(range.lowerBound)) to \(format(range.upperBound)), not \(format(value))")
+        }
+        return value
+    }
+
+    static func onOff(_ flag: String, _ text: String) throws(OptionError) -> Bool {
+        switch text.lowercased() {
+        case "on", "true", "yes", "1": return true
+        case "off", "false", "no", "0": return false
+        default: throw OptionError("\(flag) takes on or off, not '\(text)'")
+        }
+    }
+
+    static func size(_ flag: String, _ text: String) throws(OptionError) -> (Int, Int) {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]) else {
+            throw OptionError("\(flag) takes WIDTHxHEIGHT, like 1280x720, not '\(text)'")
+        }
+        // VP8's key-frame header holds 14 bits per dimension.
+        guard (1...16383).contains(width), (1...16383).contains(height) else {
+            throw OptionError("\(flag): width and height must be from 1 to 16383, not \(text)")
+        }
+        return (width, height)
+    }
+
+    static func format(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+    }
+}

@@ -1,0 +1,58 @@
+import SluiceClient
+import SluiceRTP
+import Synchronization
+
+/// What one player records, on its worker thread, for every RTP packet: sequence continuity,
+/// loss, duplicates, key frames and one-way delay per kind (the SDK's `ReceivedStreamStats`).
+/// Nothing is decoded. The lock is never contended on the packet path except by the
+/// once-a-second sampler.
+public final class PlayerProbe: PeerConnectionDelegate, @unchecked Sendable {
+    public struct State {
+        public var video = ReceivedStreamStats(codec: .vp8)
+        public var audio = ReceivedStreamStats(codec: .opus)
+        /// RTP packets of any kind, also those whose payload type matched neither.
+        public var packets: UInt64 = 0
+        public var unknownKind: UInt64 = 0
+        public var firstPacketMicros: UInt64?
+        public var failure: String?
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public func peerConnection(_ connection: PeerConnection, didReceiveRTP packet: RTPPacket, kind: TrackKind?, now: UInt64) {
+        state.withLock { s in
+            s.packets += 1
+            if s.firstPacketMicros == nil { s.firstPacketMicros = now }
+            switch kind {
+            case .video: s.video.record(packet, now: now)
+            case .audio: s.audio.record(packet, now: now)
+            case nil: s.unknownKind += 1
+            }
+        }
+    }
+
+    public func peerConnection(_ connection: PeerConnection, didFail info: String) {
+        state.withLock { $0.failure = info }
+    }
+
+    /// The scalar figures (cheap: copies no histogram).
+    public var counts: ContinuityCounts {
+        state.withLock { ContinuityCounts(video: $0.video, audio: $0.audio, packets: $0.packets) }
+    }
+
+    public var firstPacketMicros: UInt64? { state.withLock { $0.firstPacketMicros } }
+    public var failure: String? { state.withLock { $0.failure } }
+
+    /// Adds this player's delays (both kinds) to `distribution`.
+    public func addDelays(to distribution: inout DelayDistribution) {
+        state.withLock { s in
+            distribution.add(s.video.delay)
+            distribution.add(s.audio.delay)
+        }
+    }
+
+    /// Everything, for the final report.
+    public var finalState: State { state.withLock { $0 } }
+}

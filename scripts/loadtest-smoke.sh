@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Load-tester smoke run (CI stage `loadtest`): inside a private network namespace with only
+# `lo`, sluice-loadtest spawns the release server on free ports and runs two short scenarios
+# with --assert-no-loss: 1 publisher x 5 players without simulcast, then with 3-layer
+# simulcast. It fails only on loss, a duplicate, a sequence discontinuity or a failed join,
+# never on timing. result.json, report.html and server.log of each run go to
+# artifacts/loadtest/<run>/. Needs root and a release build (swift build -c release).
+#   LOADTEST_SECONDS=6 LOADTEST_PLAYERS=5 scripts/loadtest-smoke.sh
+set -uo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+out="$repo/artifacts/loadtest"
+seconds="${LOADTEST_SECONDS:-6}"
+players="${LOADTEST_PLAYERS:-5}"
+
+for tool in unshare ip python3; do
+    command -v "$tool" >/dev/null || { echo "loadtest: $tool is missing"; exit 1; }
+done
+for product in sluice sluice-loadtest; do
+    if [[ ! -x .build/release/$product ]]; then
+        echo "loadtest: building .build/release/$product"
+        swift build -c release --product "$product" || exit 1
+    fi
+done
+rm -rf "$out"
+mkdir -p "$out"
+
+# Everything below runs in the namespace: the ports are picked there, where only these
+# processes live, and nothing can leave 127.0.0.0/8.
+unshare -n bash -s -- "$out" "$seconds" "$players" <<'INNER'
+set -uo pipefail
+out="$1" seconds="$2" players="$3"
+ip link set lo up || exit 1
+
+# A free TCP port for signaling and a free UDP port for media (bound and released).
+read -r http_port rtc_port < <(python3 - <<'PY'
+import socket
+t = socket.socket(socket.AF_INET, socket.SOCK_STREAM); t.bind(("127.0.0.1", 0))
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(("127.0.0.1", 0))
+print(t.getsockname()[1], u.getsockname()[1])
+PY
+)
+config="$out/sluice.json"
+cat > "$config" <<JSON
+{
+  "server": {"host": "127.0.0.1", "port": $http_port, "webRoot": "web"},
+  "rtc": {"bindAddress": "127.0.0.1", "port": $rtc_port, "workers": 1, "announcedAddresses": ["127.0.0.1"]},
+  "apps": [{"key": "defaultApp"}],
+  "log": {"level": "warn"}
+}
+JSON
+
+failed=0
+run() {
+    local name="$1"
+    shift
+    echo "==== loadtest $name: 1 publisher x $players players, ${seconds}s $*"
+    .build/release/sluice-loadtest --spawn .build/release/sluice --spawn-config "$config" \
+        --url "ws://127.0.0.1:$http_port/ws" --publishers 1 --players "$players" --duration "$seconds" \
+        --join-rate 10 --join-timeout 60 --key-frame-interval 1 --assert-no-loss --output "$out/$name" "$@"
+    local rc=$?
+    echo "==== loadtest $name: exit $rc (artifacts/loadtest/$name/report.html)"
+    (( rc == 0 )) || failed=1
+}
+run plain --simulcast off
+run simulcast --simulcast on --video-bitrate 1200
+exit $failed
+INNER
