@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# User-space instructions per forwarded packet, under callgrind (issue 4, benchmark 3).
+#
+# A fixed forwarding run: the server runs under valgrind --tool=callgrind with collection off;
+# sluice-loadtest joins 1 publisher x PLAYERS players (640x360 VP8 at 800 kbit/s plus Opus);
+# once every player has joined, collection is switched on for MEASURE seconds, then off. The
+# instructions of the server in that window (Ir, every thread) over the datagrams its workers
+# sent in the same window (/metrics) is the figure: ingest, SRTP both ways, fan-out, RTCP and
+# timers included, handshakes left out. Instruction counts do not depend on the machine's
+# load, so the figure is comparable from run to run; kernel work (the syscalls) is not in it.
+#
+# Runs in a private network namespace with only lo. Needs root, valgrind, and release builds
+# with DWARF 4 (valgrind 3.19 reads no DWARF 5):
+#   swift build -c release --scratch-path .build-dwarf4 -Xswiftc -dwarf-version=4 -Xcc -gdwarf-4
+#   BIN=.build-dwarf4/release PLAYERS=10 MEASURE=10 loadtest/callgrind.sh
+set -uo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+players="${PLAYERS:-10}"
+measure="${MEASURE:-10}"
+# Where the DWARF-4 release build is (a scratch path keeps it apart from the normal build).
+bin="${BIN:-$repo/.build/release}"
+out="$repo/artifacts/callgrind"
+for tool in valgrind callgrind_control callgrind_annotate unshare python3 curl; do
+    command -v "$tool" >/dev/null || { echo "callgrind: $tool is missing (apt-get install valgrind curl)"; exit 1; }
+done
+for product in sluice sluice-loadtest; do
+    [[ -x $bin/$product ]] || { echo "callgrind: build $bin/$product first (see above)"; exit 1; }
+done
+rm -rf "$out"
+mkdir -p "$out"
+
+unshare -n bash -s -- "$out" "$players" "$measure" "$bin" <<'INNER'
+set -uo pipefail
+out="$1" players="$2" measure="$3" bin="$4"
+ip link set lo up || exit 1
+token="callgrind-$(date +%s)-token"
+cat > "$out/sluice.json" <<JSON
+{
+  "server": {"host": "127.0.0.1", "port": 18480, "webRoot": "web"},
+  "rtc": {"bindAddress": "127.0.0.1", "port": 21480, "workers": 1, "announcedAddresses": ["127.0.0.1"]},
+  "apps": [{"key": "defaultApp"}],
+  "admin": {"token": "$token"},
+  "log": {"level": "warn"}
+}
+JSON
+valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out/callgrind.out" \
+    "$bin/sluice" --config "$out/sluice.json" > "$out/server.log" 2>&1 &
+server=$!
+for _ in $(seq 1 300); do
+    curl -sf http://127.0.0.1:18480/health >/dev/null && break
+    sleep 0.2
+done
+sent() {
+    curl -sf -H "Authorization: Bearer $token" http://127.0.0.1:18480/metrics |
+        awk '/^sluice_worker_datagrams_sent_total/ { total += $NF } END { printf "%d", total }'
+}
+# Joining under valgrind is slow: give it a generous timeout and a run long enough to measure.
+"$bin/sluice-loadtest" --url ws://127.0.0.1:18480/ws --players "$players" --join-rate 2 \
+    --join-timeout 120 --duration $((measure + 60)) --output "$out/loadtest" > "$out/loadtest.log" 2>&1 &
+tester=$!
+for _ in $(seq 1 600); do
+    grep -q "joined $players/$players" "$out/loadtest.log" 2>/dev/null && break
+    sleep 0.5
+done
+sleep 3
+before=$(sent)
+callgrind_control -i on "$server" >/dev/null
+sleep "$measure"
+callgrind_control -i off "$server" >/dev/null
+after=$(sent)
+kill "$tester" 2>/dev/null; wait "$tester" 2>/dev/null
+kill -TERM "$server"; wait "$server"
+ir=$(callgrind_annotate "$out"/callgrind.out* 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }')
+python3 - "$ir" "$before" "$after" "$players" "$measure" "$out" <<'PY'
+import json, sys
+ir, before, after, players, measure, out = sys.argv[1:]
+ir, packets = int(ir or 0), int(after or 0) - int(before or 0)
+result = {"players": int(players), "measuredSeconds": int(measure), "instructions": ir,
+          "datagramsSent": packets, "instructionsPerPacket": round(ir / packets) if packets else None}
+json.dump(result, open(f"{out}/result.json", "w"), indent=2)
+print(f"callgrind: {ir:,} instructions over {packets:,} datagrams sent in {measure} s with {players} players")
+print(f"callgrind: {result['instructionsPerPacket']:,} user-space instructions per forwarded packet" if packets else
+      "callgrind: no packets were forwarded in the window (see server.log, loadtest.log)")
+sys.exit(0 if packets else 1)
+PY
+INNER
+status=$?
+echo "callgrind: annotate with callgrind_annotate $out/callgrind.out* | head -60"
+exit $status

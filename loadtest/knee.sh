@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The knee (issue 4, benchmark 2): the most players one Sluice media worker serves with under
+# 0.1% loss and a delay p99 under 5 ms (after all joined). Steps through player counts, one
+# spawned server per step, 1 publisher (640x360 VP8 at 800 kbit/s plus Opus), and prints a
+# table; stops after the first step over either limit. The load tester shares the machine,
+# so on a small box its own CPU is part of what limits the figure: the table shows both.
+#
+# Runs in a private network namespace with only lo. Needs root and release builds:
+#   swift build -c release
+#   STEPS="25 50 100 150 200" DURATION=20 loadtest/knee.sh [extra sluice-loadtest flags]
+set -uo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+steps="${STEPS:-25 50 100 150 200 300}"
+duration="${DURATION:-20}"
+out="$repo/artifacts/knee"
+for product in sluice sluice-loadtest; do
+    [[ -x .build/release/$product ]] || { echo "knee: build .build/release/$product first (swift build -c release)"; exit 1; }
+done
+rm -rf "$out"
+mkdir -p "$out"
+
+unshare -n bash -s -- "$out" "$duration" "$steps" "$@" <<'INNER'
+set -uo pipefail
+out="$1" duration="$2" steps="$3"
+shift 3
+ip link set lo up || exit 1
+cat > "$out/sluice.json" <<JSON
+{
+  "server": {"host": "127.0.0.1", "port": 18580, "webRoot": "web"},
+  "rtc": {"bindAddress": "127.0.0.1", "port": 21580, "workers": 1, "announcedAddresses": ["127.0.0.1"]},
+  "apps": [{"key": "defaultApp"}],
+  "log": {"level": "warn"}
+}
+JSON
+printf "%7s %6s %9s %8s %7s %7s %8s %8s %9s\n" players joined "pkt/s" loss "p50 ms" "p99 ms" "cpu" "µs/pkt" "tester"
+for players in $steps; do
+    echo "knee: $players players for ${duration}s" >&2
+    .build/release/sluice-loadtest --spawn .build/release/sluice --spawn-config "$out/sluice.json" \
+        --url ws://127.0.0.1:18580/ws --players "$players" --join-rate 50 --duration "$duration" \
+        --output "$out/$players" "$@" > "$out/$players.log" 2>&1
+    python3 - "$out/$players/result.json" <<'PY' || break
+import json, sys
+r = json.load(open(sys.argv[1]))
+c, t, s = r["totals"]["continuity"], r["totals"], r["server"]
+loss = c["lost"] / max(1, c["lost"] + c["packets"])
+p99 = r["steadyDelay"]["p99Micros"] / 1000
+ok = loss < 0.001 and p99 < 5 and t["failedPlayers"] == 0
+print(f"{r['options']['players']:>7} {t['joinedPlayers']:>6} {t['packetsPerSecond']:>9.0f} {100 * loss:>7.3f}% "
+      f"{r['steadyDelay']['p50Micros'] / 1000:>7.2f} {p99:>7.2f} {s['meanCPUPercent']:>7.1f}% "
+      f"{s['steadyCPUMicrosPerPacket']:>8.1f} {r['clientCPUSeconds'] / max(1e-9, r['measuredSeconds']) * 100:>8.1f}%  {'ok' if ok else 'over'}")
+sys.exit(0 if ok else 1)
+PY
+done
+INNER
