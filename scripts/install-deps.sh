@@ -19,7 +19,7 @@ done
 
 packages=(libssl-dev libsrtp2-dev libusrsctp-dev libjansson-dev libwebsockets-dev pkg-config)
 if [[ $with_test == 1 ]]; then
-    packages+=(chromium iproute2 nftables valgrind util-linux)
+    packages+=(chromium iproute2 nftables valgrind util-linux curl)
     # Debian's python3 needs python3-venv for `python3 -m venv`; pyenv's Python has it built in.
     if ! command -v python3 >/dev/null; then
         packages+=(python3 python3-venv)

@@ -154,7 +154,8 @@ public final class AdminAPI {
         let input = AdminMetrics.Input(
             version: serverVersion, uptimeSeconds: uptimeSeconds(), sessions: sessions.connectedSessionCount,
             streams: media.streamViews(), appOf: { sessions.session(withID: $0)?.appKey },
-            workers: AdminMetrics.workerCounters(media.workers))
+            workers: AdminMetrics.workerCounters(media.workers),
+            forwardDelays: AdminMetrics.forwardDelays(media.workers))
         let text = PrometheusText.render(AdminMetrics.families(input))
         return HTTPResponse(status: 200, contentType: PrometheusText.contentType, body: Array(text.utf8))
     }

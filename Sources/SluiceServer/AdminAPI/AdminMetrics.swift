@@ -16,6 +16,8 @@ struct AdminMetrics {
         var appOf: (SessionID) -> String?
         /// (worker index, datagrams in, out, dropped).
         var workers: [(index: Int, received: UInt64, sent: UInt64, dropped: UInt64)]
+        /// Per worker: datagrams per forward-delay bucket (ForwardDelayHistogram).
+        var forwardDelays: [(index: Int, buckets: [UInt64])] = []
     }
 
     static func families(_ input: Input) -> [PrometheusMetricFamily] {
@@ -55,7 +57,23 @@ struct AdminMetrics {
             sent.add(worker.sent, labels: labels)
             dropped.add(worker.dropped, labels: labels)
         }
-        return [up, info, uptime, sessions, streams, players] + perStream.all + [received, sent, dropped]
+        var delay = PrometheusMetricFamily(
+            name: "sluice_worker_forward_delay_datagrams_total",
+            help: "Datagrams a media worker handled within le_us microseconds from receive to the last send they caused (cumulative).",
+            kind: .counter)
+        for worker in input.forwardDelays {
+            var cumulative: UInt64 = 0
+            for (i, count) in worker.buckets.enumerated() {
+                cumulative += count
+                let bound = i < ForwardDelayHistogram.boundsMicros.count ? String(ForwardDelayHistogram.boundsMicros[i]) : "+Inf"
+                delay.add(cumulative, labels: [("worker", String(worker.index)), ("le_us", bound)])
+            }
+        }
+        return [up, info, uptime, sessions, streams, players] + perStream.all + [received, sent, dropped, delay]
+    }
+
+    static func forwardDelays(_ workers: [MediaWorker]) -> [(index: Int, buckets: [UInt64])] {
+        workers.map { ($0.index, $0.forwardDelay.read()) }
     }
 
     static func workerCounters(_ workers: [MediaWorker]) -> [(index: Int, received: UInt64, sent: UInt64, dropped: UInt64)] {

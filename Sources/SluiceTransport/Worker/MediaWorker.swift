@@ -64,6 +64,9 @@ public final class MediaWorker: @unchecked Sendable {
     public let datagramsIn = Atomic<UInt64>(0)
     public let datagramsOut = Atomic<UInt64>(0)
     public let datagramsDropped = Atomic<UInt64>(0)
+    /// Receive-to-send time of the datagrams this worker handled.
+    public let forwardDelay = ForwardDelayHistogram()
+    private var nextDelayPublish: UInt64 = 0
 
     public init(index: Int, bindAddress: SocketAddress, poolCapacity: Int = 32768) throws(WorkerError) {
         self.index = index
@@ -256,6 +259,10 @@ public final class MediaWorker: @unchecked Sendable {
             if after >= nextTick {
                 nextTick = after + Self.tickMicros
                 for item in tickables.values { item.tick(now: after) }
+                if after >= nextDelayPublish {
+                    nextDelayPublish = after + 1_000_000
+                    forwardDelay.publish()
+                }
             }
             flushSends()
         }
@@ -288,6 +295,8 @@ public final class MediaWorker: @unchecked Sendable {
                 dispatch(bytes, from: DatagramTuple(socket: socket, remote: source), now: now)
             }
             flushSends()
+            let sent = MonotonicClock.nowMicros()
+            forwardDelay.record(micros: sent > now ? sent - now : 0, datagrams: Int(received))
             if received < Self.batchSize { return }
         }
     }
