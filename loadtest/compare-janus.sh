@@ -11,8 +11,8 @@
 #
 #   loadtest/compare-janus.sh                       # 1 publisher x 40 players, 20 s
 #   PLAYERS=100 DURATION=30 loadtest/compare-janus.sh --simulcast off --audio on
-# Extra arguments go to both sluice-loadtest runs. Needs root, `apt-get install janus`, and
-# `swift build -c release --product sluice --product sluice-loadtest`. Output:
+# Extra arguments go to both sluice-loadtest runs. Needs root (it installs Debian's janus when
+# missing) and `swift build -c release --product sluice --product sluice-loadtest`. Output:
 # artifacts/compare-janus/{sluice,janus}/ (result.json, report.html, server logs) and
 # artifacts/compare-janus/comparison.txt.
 set -uo pipefail
@@ -27,7 +27,12 @@ janus_bin="${JANUS:-$(command -v janus || echo /usr/bin/janus)}"
 for tool in unshare ip python3; do
     command -v "$tool" >/dev/null || { echo "compare-janus: $tool is missing"; exit 1; }
 done
-[[ -x "$janus_bin" ]] || { echo "compare-janus: no janus binary (apt-get install janus)"; exit 1; }
+if [[ ! -x "$janus_bin" ]]; then
+    echo "compare-janus: installing janus from Debian (apt-get install janus)"
+    { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends janus; } ||
+        { echo "compare-janus: could not install janus"; exit 1; }
+    janus_bin="$(command -v janus || echo /usr/bin/janus)"
+fi
 for product in sluice sluice-loadtest; do
     [[ -x .build/release/$product ]] || { echo "compare-janus: build it first: swift build -c release --product $product"; exit 1; }
 done
