@@ -20,7 +20,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     /// The transport-wide sequence number the header being written took, or -1.
     private var pendingTransportSequence: Int32 = -1
     /// What was sent when, for the player's transport-cc feedback.
-    private var history = SendHistory()
+    private var history: SendHistory
     private var nextReport: UInt64 = 0
     private var rtcpScratch = [UInt8](repeating: 0, count: 1500)
     private let statsBoard: StatsBoard?
@@ -105,6 +105,8 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         self.statsBoard = statsBoard
         if let a = parameters.audio { audio = Track(parameters: a, enabled: constraints.audio) }
         if let v = parameters.video { video = Track(parameters: v, enabled: constraints.video != nil) }
+        history = SendHistory(enabled: parameters.audio?.extensions.transportCC != nil
+                                  || parameters.video?.extensions.transportCC != nil)
     }
 
     /// A publisher arrived or left. The next packet of each kind restarts the output

@@ -106,6 +106,9 @@ struct SendSideEstimatorTests {
         #expect(history.lookup(11) == nil)
         history.record(sequence: 10 &+ UInt16(SendHistory.capacity), size: 100, now: 9)
         #expect(history.lookup(10) == nil)
+        var none = SendHistory(enabled: false)
+        none.record(sequence: 10, size: 1200, now: 5)
+        #expect(none.lookup(10) == nil)
     }
 
     @Test(arguments: [
