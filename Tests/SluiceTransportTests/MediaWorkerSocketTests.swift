@@ -19,26 +19,6 @@ private final class Counter: WebRTCTransportDelegate, @unchecked Sendable {
     func transport(_ transport: WebRTCTransport, didReceiveRTCP packet: UnsafeMutableRawBufferPointer, now: UInt64) {}
 }
 
-private func eventually(_ condition: () -> Bool) -> Bool {
-    for _ in 0..<1000 {
-        if condition() { return true }
-        usleep(10_000)
-    }
-    return condition()
-}
-
-private func onWorker<T>(_ worker: MediaWorker, _ body: @escaping () throws -> T) throws -> T {
-    let result = Mutex<Result<T, Error>?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    worker.execute {
-        let value = Result { try body() }
-        result.withLock { $0 = value }
-        done.signal()
-    }
-    done.wait()
-    return try result.withLock { $0! }.get()
-}
-
 /// True when a fresh UDP socket can bind `address` (nobody holds the port).
 private func portIsFree(_ address: SocketAddress) -> Bool {
     let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)

@@ -22,28 +22,6 @@ private final class Recorder: WebRTCTransportDelegate, @unchecked Sendable {
     }
 }
 
-/// Waits for a condition with a generous bound; the test asserts on the outcome, never on time.
-private func eventually(_ condition: () -> Bool) -> Bool {
-    for _ in 0..<1000 {
-        if condition() { return true }
-        usleep(10_000)
-    }
-    return condition()
-}
-
-/// Runs `body` on the worker's thread and waits for it.
-private func onWorker<T>(_ worker: MediaWorker, _ body: @escaping () throws -> T) throws -> T {
-    let result = Mutex<Result<T, Error>?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    worker.execute {
-        let value = Result { try body() }
-        result.withLock { $0 = value }
-        done.signal()
-    }
-    done.wait()
-    return try result.withLock { $0! }.get()
-}
-
 /// The server role (ICE-lite, DTLS passive) against the client role (ICE controlling, DTLS
 /// active), each on its own worker and UDP socket on 127.0.0.1: ICE, DTLS and SRTP over real
 /// sockets, then RTP and RTCP both ways.
