@@ -26,8 +26,6 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     private var topSize = (width: 0, height: 0)
     private var feedback = TransportFeedbackGenerator()
     private var nacksSent: UInt64 = 0
-    /// RTX packets for packets that had arrived already (a browser's probes), not forwarded.
-    private(set) var redundantRetransmissions: UInt64 = 0
     private var quality: ConnectionQuality?
     /// The worst fraction lost of the last report interval, over every incoming stream.
     private var intervalLoss: Double = 0
@@ -104,13 +102,6 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         let payload = packet.payload
         let original = UInt16(payload[0]) << 8 | UInt16(payload[1])
         guard let mediaSSRC = layers[layer].ssrc else { return }
-        // A browser probes its bandwidth by resending packets that arrived (RTX "redundant
-        // payloads"). Forwarded, they would reach players as duplicates, which their SRTP
-        // replay check drops: a transport-cc sender then reads them as lost.
-        guard !layers[layer].retransmissions.holds(sequence: original) else {
-            redundantRetransmissions += 1
-            return
-        }
         // Move the header two bytes forward over the OSN; the payload then follows it.
         let header = packet.payloadOffset
         let base = bytes.baseAddress!
@@ -181,6 +172,10 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     @inline(__always)
     private func receiveVideo(_ packet: RTPPacket, layer: Int, now: UInt64, isRetransmission: Bool = false) {
         announcePublishing()
+        // A packet that arrived already goes no further: a browser probes its bandwidth by
+        // resending packets over RTX ("redundant payloads"), and networks duplicate. Forwarded,
+        // players' SRTP replay checks would drop the copies, and transport-cc reads them as lost.
+        guard !layers[layer].retransmissions.holds(sequence: packet.sequenceNumber) else { return }
         layers[layer].nacks.received(packet.sequenceNumber, now: now)
         layers[layer].retransmissions.store(UnsafeRawBufferPointer(packet.buffer), sequence: packet.sequenceNumber,
                                             pool: transport.worker.pool)
