@@ -242,7 +242,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     }
 
     /// When bandwidth holds the player below the layer it asked for, and it reports no loss,
-    /// pad up to the next layer's rate for a moment. A receiver-side estimator (REMB) never
+    /// pad up to a higher layer's rate for a moment. A receiver-side estimator (REMB) never
     /// rises far above what it receives, so without this a player would never climb back.
     private func considerProbe(choice: LayerSelector.Choice, layers: [LayerSelector.Layer],
                                constraints: VideoConstraints, now: UInt64) {
@@ -431,6 +431,9 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     private func headerExtensions(track: borrowing Track, audioLevel: UInt8?, now: UInt64) -> RTPHeaderExtensionList {
         var extensions = RTPHeaderExtensionList()
         let ids = track.parameters.extensions
+        // Each header says for itself whether it took a number (a packet dropped after its
+        // header was written must not leave its number to the next one).
+        pendingTransportSequence = -1
         if let id = ids.mid { _ = track.mid.withUnsafeBytes { extensions.append(id: id, value: $0) } }
         if let id = ids.absSendTime { _ = extensions.append(id: id, uint24: AbsSendTime.value(micros: now)) }
         if let id = ids.transportCC {
@@ -442,7 +445,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         return extensions
     }
 
-    /// What goes to the player now (kbit/s), both kinds and padding, for the estimators.
+    /// What goes to the player now (kbit/s), both kinds (padding not counted), for the estimators.
     private var sentKbps: Double { (video?.bitrate.kbps ?? 0) + (audio?.bitrate.kbps ?? 0) }
 
     /// Every RTP packet to the player leaves here, so the send history sees them all.

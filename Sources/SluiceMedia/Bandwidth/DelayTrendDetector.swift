@@ -48,6 +48,7 @@ struct DelayTrendDetector {
             closeGroup()
             groupFirstSend = sendMicros
         }
+        // The newest of each, so a packet reordered inside a group cannot make a delta negative.
         groupLastSend = max(groupLastSend, sendMicros)
         groupLastArrival = max(groupLastArrival, arrivalMicros)
     }
