@@ -33,10 +33,6 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     /// The publish's bitrate cap (kbit/s), told to the publisher by REMB.
     private(set) var bitrateCapKbps: Int?
 
-    /// Minimum spacing of key-frame requests per layer: a burst of players joining or
-    /// switching costs the publisher one key frame, not one each.
-    static let keyFrameRequestInterval: UInt64 = 300_000
-
     struct AudioTrack {
         let parameters: TrackParameters
         var ssrc: UInt32?
@@ -191,6 +187,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         } else {
             keyFrame = videoCodec.isKeyFrame(payload)
         }
+        if keyFrame { layers[layer].keyFrameRequests.keyFrameArrived() }
         if keyFrame, let size = videoCodec.keyFrameSize(payload),
            size.width != layers[layer].width || size.height != layers[layer].height {
             layers[layer].width = size.width
@@ -270,13 +267,10 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         for i in layers.indices { requestKeyFrame(layer: i) }
     }
 
-    /// PLI for one layer, throttled per layer.
+    /// PLI for one layer, gated per layer (KeyFrameRequestGate).
     func requestKeyFrame(layer: Int) {
-        guard layers.indices.contains(layer), let ssrc = layers[layer].ssrc, transport.isConnected else { return }
-        let now = MonotonicClock.nowMicros()
-        let last = layers[layer].lastKeyFrameRequest
-        guard last == 0 || now - last >= Self.keyFrameRequestInterval else { return }
-        layers[layer].lastKeyFrameRequest = now
+        guard layers.indices.contains(layer), let ssrc = layers[layer].ssrc, transport.isConnected,
+              layers[layer].keyFrameRequests.shouldRequest(now: MonotonicClock.nowMicros()) else { return }
         let pli = RTCPPictureLossIndication(senderSSRC: reporterSSRC, mediaSSRC: ssrc)
         sendRTCP { writer in pli.write(into: &writer) }
     }

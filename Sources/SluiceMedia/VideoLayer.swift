@@ -12,7 +12,7 @@ struct VideoLayer {
     var width = 0
     var height = 0
     var lastPacketMicros: UInt64 = 0
-    var lastKeyFrameRequest: UInt64 = 0
+    var keyFrameRequests = KeyFrameRequestGate()
     /// The publisher's retransmission stream (RTX, RFC 4588) for this layer, once known.
     var rtxSSRC: UInt32?
     /// The last sender report's clock pair: NTP time (µs) and the RTP timestamp it matches.
