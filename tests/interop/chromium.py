@@ -36,7 +36,9 @@ window.sluice = (() => {
   let ws = null, nextId = 1, pc = null;
   const pending = new Map();
   const notes = [];
-  const api = {notes};
+  // performance.now() of the steps of a play: request sent, answer back, first frame decoded.
+  const timing = {};
+  const api = {notes, timing};
 
   api.open = (url) => new Promise((resolve, reject) => {
     ws = new WebSocket(url);
@@ -51,7 +53,7 @@ window.sluice = (() => {
         if (msg.error) p.reject(new Error('rpc error ' + JSON.stringify(msg.error)));
         else p.resolve(msg.result);
       } else if (msg.method) {
-        notes.push({method: msg.method, params: msg.params || {}});
+        notes.push({method: msg.method, params: msg.params || {}, at: performance.now()});
       }
     };
   });
@@ -130,9 +132,33 @@ window.sluice = (() => {
     await api.open(url);
     await api.call('connect', {appKey: 'defaultApp'});
     const offer = await api.preparePlay();
+    timing.playRequested = performance.now();
     const result = await api.call('play', {stream, sdp: offer.sdp});
+    timing.answered = performance.now();
     await api.accept(result.sdp);
+    watchFirstDecoded();
     return {handle: result.handle};
+  };
+
+  // Polls the inbound video every 10 ms until it has decoded a frame.
+  const watchFirstDecoded = () => {
+    const timer = setInterval(async () => {
+      const report = await pc.getStats();
+      report.forEach((s) => {
+        if (s.type === 'inbound-rtp' && s.kind === 'video' && s.framesDecoded > 0 && !timing.firstDecoded) {
+          timing.firstDecoded = performance.now();
+          clearInterval(timer);
+        }
+      });
+    }, 10);
+  };
+
+  // Milliseconds from the play request to its answer, PLAYING and the first decoded frame.
+  api.playTiming = () => {
+    const playing = notes.find((n) => n.method === 'streamStatus' && n.params.status === 'PLAYING');
+    const since = (t) => (t === undefined ? null : Math.round((t - timing.playRequested) * 10) / 10);
+    return {playToAnswerMs: since(timing.answered), playToPlayingMs: since(playing && playing.at),
+            playToFirstDecodedMs: since(timing.firstDecoded)};
   };
 
   // The video rtp stats Chromium reports, inbound and outbound.

@@ -25,6 +25,7 @@ class PlaySession:
     peer: Player
     handle: str
     requested_at: float  # time.monotonic() when the play request was sent
+    answered_at: float   # time.monotonic() when its answer was back
 
     async def close(self) -> None:
         await self.peer.close()
@@ -64,13 +65,14 @@ async def play(ws_url: str, stream: str, wait: bool = False,
         offer = await peer.offer()
         requested_at = time.monotonic()
         result = await client.play(stream, offer, wait=wait)
+        answered_at = time.monotonic()
         assert isinstance(result.get("handle"), str) and result["handle"], f"play result {result}"
         await peer.accept(result["sdp"])
     except BaseException:
         await peer.close()
         await client.close()
         raise
-    return PlaySession(client, peer, result["handle"], requested_at)
+    return PlaySession(client, peer, result["handle"], requested_at, answered_at)
 
 
 async def close_all(*sessions) -> None:

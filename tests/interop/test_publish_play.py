@@ -31,12 +31,16 @@ async def _publish_two_players(server, figures):
 
         for _ in range(2):
             players.append(await play(server.ws_url, stream))
-        first_frame_ms = []
+        # Where the time from play to the first decoded frame goes: the answer, then ICE and
+        # DTLS until the server sends the first packet (PLAYING), then the key frame.
+        first_frame_ms, answer_ms, playing_ms = [], [], []
         for p in players:
-            await p.client.wait_status(p.handle, "PLAYING", 15)
+            playing = await p.client.wait_status(p.handle, "PLAYING", 15)
             assert p.client.statuses(p.handle)[:2] == ["PENDING", "PLAYING"], p.client.statuses(p.handle)
             first = (await p.peer.wait_frames(1, 15, lambda f: f.number is not None))[0]
             first_frame_ms.append(round((first.at - p.requested_at) * 1000, 1))
+            answer_ms.append(round((p.answered_at - p.requested_at) * 1000, 1))
+            playing_ms.append(round((playing.received_at - p.requested_at) * 1000, 1))
 
         # The window: every frame the publisher hands its encoder during WINDOW_SECONDS.
         n0 = pub.peer.video.last_sent() + 1
@@ -60,6 +64,8 @@ async def _publish_two_players(server, figures):
             sizes = {(f.width, f.height) for f in p.peer.frames}
             results.append({
                 "player": i,
+                "playToAnswerMs": answer_ms[i],
+                "playToPlayingMs": playing_ms[i],
                 "playToFirstFrameMs": first_frame_ms[i],
                 "framesSentInWindow": sent,
                 "framesDecodedInWindow": len(in_window),
