@@ -56,7 +56,7 @@ def test_update_switches_layer_without_gap(server, figures):
 
 async def _update_switches(server, figures):
     """Ten switches by `update` between low, medium and high: each lands on the wanted width,
-    with no packet lost, no NACK and no freeze in the player (one unbroken stream)."""
+    with no packet lost, no NACK and no key frame asked for by the player (one unbroken stream)."""
     stream = "simulcast-update"
     async with chromium_page() as page:
         await _start_publisher(page, server, stream)
@@ -91,7 +91,11 @@ async def _update_switches(server, figures):
                  "before": before, "final": final})
         assert final["packetsLost"] == 0, f"the player saw a sequence gap: {final}"
         assert final["nackCount"] == 0, f"the player NACKed: {final}"
-        assert final["freezeCount"] == 0, f"the player froze: {final}"
+        # The decoder never lost its reference: a switch that broke the stream (a gap, a frame
+        # out of place) makes Chromium ask for a key frame. Its freezeCount is kept as a figure
+        # only: it is measured on the wall clock, and a stall of the publisher on a busy
+        # machine counts there too.
+        assert final["pliCount"] == 0, f"the player asked for a key frame: {final}"
         assert final["framesDecoded"] > before["framesDecoded"]
 
 
@@ -101,7 +105,8 @@ def test_fps_cap_drops_temporal_layers(server, figures):
 
 async def _fps_cap(server, figures):
     """`fps: 10` on a layer with three VP8 temporal layers: the player gets TL0 (and TL1 when
-    the publisher runs below 30 fps) only, as one unbroken stream (no loss, no NACK, no freeze)."""
+    the publisher runs below 30 fps) only, as one unbroken stream (no loss, no NACK, no key frame
+    asked for; freezeCount is a wall-clock figure, recorded only)."""
     stream = "simulcast-fps"
     async with chromium_page() as page:
         await _start_publisher(page, server, stream)
@@ -121,5 +126,5 @@ async def _fps_cap(server, figures):
         figures({"decodedFps": {n: round(r, 1) for n, r in rate.items()}, "topLayer": top, "half": end["half"]})
         assert rate["half"] <= rate["full"] * 0.7, f"the capped player decoded {rate}"
         assert rate["half"] >= rate["full"] * 0.15, f"the capped player lost its base layers: {rate}"
-        for key in ("packetsLost", "nackCount", "freezeCount"):
+        for key in ("packetsLost", "nackCount", "pliCount"):
             assert end["half"][key] == 0, f"capped player {key}: {end['half']}"
