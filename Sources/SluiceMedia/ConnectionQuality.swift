@@ -21,6 +21,9 @@ public struct ConnectionQuality: Equatable, Sendable {
     public var score: Double
     public var level: Level
 
+    /// The score of a path with no loss, jitter or delay measured (yet).
+    public static let unimpaired = ConnectionQuality(lossFraction: 0, jitterMs: 0, rttMs: 0)
+
     /// `lossFraction` is 0...1.
     public init(lossFraction: Double, jitterMs: Double, rttMs: Double) {
         let latency = rttMs / 2 + jitterMs * 2 + 10

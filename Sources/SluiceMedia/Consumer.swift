@@ -75,6 +75,8 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         var lastRTPTimestamp: UInt32 = 0
         var lastSendMicros: UInt64 = 0
         var keyFrames: UInt64 = 0
+        /// Frames sent per second (video), from the output timestamps.
+        var frames = FrameRateMeter()
         /// The last packet sent ended a frame: a safe point to insert padding.
         var atFrameBoundary = false
         /// The source layer and RTP timestamp of the newest packet sent (for switches).
@@ -395,6 +397,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             descriptor = vp8.rewrite(UnsafeMutableRawBufferPointer(rebasing: raw[payloadOffset..<writer.offset]))
         }
         if item.kind == .video {
+            track.frames.record(timestamp: timestamp)
             sent.record(.init(outSequence: sequence, layer: UInt8(truncatingIfNeeded: item.layer),
                               sourceSequence: packet.sequenceNumber, outTimestamp: timestamp,
                               pictureID: descriptor.pictureID, tl0PicIdx: descriptor.tl0PicIdx, valid: true))
@@ -542,7 +545,10 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         guard now >= nextReport else { return }
         nextReport = now + 1_000_000
         if let total = audio?.bytes { audio!.bitrate.sample(totalBytes: total, now: now) }
-        if let total = video?.bytes { video!.bitrate.sample(totalBytes: total, now: now) }
+        if let total = video?.bytes {
+            video!.bitrate.sample(totalBytes: total, now: now)
+            video!.frames.sample(now: now)
+        }
         if transport.isConnected { sendSenderReports(now: now) }
         if haveReceiverReport {
             let current = ConnectionQuality(lossFraction: remoteFractionLost, jitterMs: remoteJitterMs, rttMs: rttMillis)
@@ -594,10 +600,14 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
                 s.nacks = nacksReceived
                 s.layer = currentLayer
                 s.availableBandwidthKbps = bandwidthKbps
-                if let producer = router?.producer, let layer = currentLayer {
-                    let size = producer.layerSize(layer)
-                    s.width = size.width
-                    s.height = size.height
+                s.fps = track.frames.fps
+                if let producer = router?.producer {
+                    s.layers = producer.layerStats(now: MonotonicClock.nowMicros())
+                    if let layer = currentLayer {
+                        let size = producer.layerSize(layer)
+                        s.width = size.width
+                        s.height = size.height
+                    }
                 }
             }
             return s

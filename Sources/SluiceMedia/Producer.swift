@@ -367,6 +367,16 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         quality = current
     }
 
+    /// The stream's layers as the stats show them, to the publisher and to every player.
+    func layerStats(now: UInt64) -> [LayerStats] {
+        layers.enumerated().map { i, layer in
+            var entry = LayerStats(index: i, rid: layer.rid?.description, width: layer.width, height: layer.height,
+                                   fps: layer.frames.fps, bitrateKbps: layer.bitrate.kbps, active: layer.isActive(now: now))
+            entry.temporalLayers = layer.temporalLayers
+            return entry
+        }
+    }
+
     func stats(now: UInt64) -> HandleStats {
         var audioStats: KindStats?
         if let audio {
@@ -383,24 +393,22 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         if let video = videoParameters {
             var s = KindStats()
             s.codec = video.codecName
-            for (i, layer) in layers.enumerated() {
+            for layer in layers {
                 s.packets += layer.stats.packets
                 s.bytes += layer.stats.bytes
                 s.bitrateKbps += layer.bitrate.kbps
                 s.packetsLost += layer.stats.cumulativeLost
                 s.keyFrames += layer.stats.keyFrames
                 s.jitterMs = max(s.jitterMs, layer.stats.jitterMillis(clockRate: video.clockRate))
-                var entry = LayerStats(index: i, rid: layer.rid?.description, width: layer.width, height: layer.height,
-                                       fps: layer.frames.fps, bitrateKbps: layer.bitrate.kbps,
-                                       active: layer.isActive(now: now))
-                entry.temporalLayers = layer.temporalLayers
-                s.layers.append(entry)
             }
+            s.layers = layerStats(now: now)
             s.nacks = nacksSent
-            if let top = layers.max(by: { $0.width * $0.height < $1.width * $1.height }) {
-                s.width = top.width
-                s.height = top.height
-                s.fps = top.frames.fps
+            // A publisher's size, fps and `layer` are those of its top layer.
+            if let top = layers.indices.max(by: { layers[$0].width * layers[$0].height < layers[$1].width * layers[$1].height }) {
+                s.width = layers[top].width
+                s.height = layers[top].height
+                s.fps = layers[top].frames.fps
+                s.layer = top
             }
             videoStats = s
         }

@@ -13,9 +13,10 @@ public enum MediaJSON {
         ]
         if let audio = stats.audio { object["audio"] = kindStats(audio, video: false) }
         if let video = stats.video { object["video"] = kindStats(video, video: true) }
-        if let quality = stats.connectionQuality {
-            object["connectionQuality"] = ["score": JSONValue(quality.score), "level": .string(quality.level.rawValue)]
-        }
+        // Before the first report there is nothing to score: the handle shows the score of no
+        // measured loss, jitter or delay, so the object is always there (PROTOCOL.md section 3).
+        let quality = stats.connectionQuality ?? .unimpaired
+        object["connectionQuality"] = ["score": JSONValue(quality.score), "level": .string(quality.level.rawValue)]
         return .object(object)
     }
 

@@ -96,11 +96,16 @@ async def _publish_two_players(server, figures):
             assert event.params["data"]["level"] in ("excellent", "good"), event.params
             stats = await p.client.get_stats(p.handle)
             assert stats["video"]["packets"] > 100 and stats["audio"]["packets"] > 100, stats
+            # What this player is sent, and the stream's layers as the publisher's stats show them.
+            assert stats["video"]["fps"] > 5, stats
+            assert [(l["width"], l["height"], l["active"]) for l in stats["video"]["layers"]] == \
+                [(WIDTH, HEIGHT, True)], stats
             assert stats["connectionQuality"]["level"] in ("excellent", "good"), stats
             assert 1.0 <= stats["connectionQuality"]["score"] <= 4.5, stats
         pub_stats = await pub.client.get_stats(pub.handle)
         assert pub_stats["video"]["width"] == WIDTH and pub_stats["video"]["height"] == HEIGHT, pub_stats
         assert pub_stats["video"]["keyFrames"] >= 1 and pub_stats["video"]["codec"].upper() == "VP8", pub_stats
+        assert pub_stats["video"]["layer"] == 0 and len(pub_stats["video"]["layers"]) == 1, pub_stats
     finally:
         await close_all(*players, pub)
 
@@ -162,6 +167,9 @@ async def _wait_play_resumes(server, figures):
         await asyncio.sleep(1.5)
         assert "PLAYING" not in player.client.statuses(player.handle), player.client.statuses(player.handle)
         assert not player.peer.frames, "decoded video with nobody publishing"
+        waiting = await player.client.get_stats(player.handle)
+        assert waiting["role"] == "play" and waiting["video"]["packets"] == 0, waiting
+        assert set(waiting["connectionQuality"]) == {"score", "level"}, waiting
 
         pub1 = await publish(server.ws_url, stream)
         await pub1.client.wait_status(pub1.handle, "PUBLISHING", 15)
