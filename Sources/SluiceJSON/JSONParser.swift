@@ -21,11 +21,12 @@ public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
 extension JSONValue {
     /// Parses one JSON text of any type. Duplicate object keys are rejected (a reader that
     /// keeps the first and one that keeps the last would disagree), as are trailing data,
-    /// invalid UTF-8, NUL in strings, integers outside Int64 and nesting deeper than
+    /// invalid UTF-8, integers outside Int64 and nesting deeper than
     /// jansson's limit of 2048.
     public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONError) -> JSONValue {
         var error = json_error_t()
-        let flags = JSON_REJECT_DUPLICATES | JSON_DECODE_ANY
+        // \u0000 is valid JSON (RFC 8259); strings are read with their length, so it stays in.
+        let flags = JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL
         // json_loadb reads nothing for an empty buffer, but wants a valid pointer.
         var empty: UInt8 = 0
         let root: UnsafeMutablePointer<json_t>? = withUnsafePointer(to: &empty) { emptyPointer in

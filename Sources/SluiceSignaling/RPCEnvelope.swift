@@ -4,6 +4,9 @@ import SluiceJSON
 enum RPCEnvelope: Equatable {
     /// `id` is a number, a string or null, echoed back as given.
     case request(id: JSONValue, method: String, params: JSONObject?)
+    /// Params given as an array: a valid JSON-RPC 2.0 envelope, but every method here takes
+    /// named params, so it is answered -32602 after the checks that come first.
+    case positionalRequest(id: JSONValue, method: String)
     /// No `id` member: never answered, never acted on.
     case notification(method: String)
 }
@@ -12,6 +15,9 @@ enum RPCEnvelope: Equatable {
 struct RPCEnvelopeError: Error, Equatable {
     var id: JSONValue
     var error: RPCError
+    /// False for a JSON object without an `id` member: a notification, however malformed,
+    /// gets no reply (PROTOCOL.md "Client notifications"); the error is only logged.
+    var answered = true
 }
 
 extension RPCEnvelope {
@@ -39,22 +45,37 @@ extension RPCEnvelope {
                 throw RPCEnvelopeError(id: .null, error: .invalidRequest("'id' must be a number, a string or null"))
             }
         }
-        let replyID = id ?? .null
-        guard object["jsonrpc"]?.stringValue == "2.0" else {
-            throw RPCEnvelopeError(id: replyID, error: .invalidRequest("'jsonrpc' must be \"2.0\""))
+        func invalid(_ detail: String) -> RPCEnvelopeError {
+            RPCEnvelopeError(id: id ?? .null, error: .invalidRequest(detail), answered: id != nil)
         }
-        guard let method = object["method"]?.stringValue else {
-            throw RPCEnvelopeError(id: replyID, error: .invalidRequest("'method' must be a string"))
-        }
+        guard object["jsonrpc"]?.stringValue == "2.0" else { throw invalid("'jsonrpc' must be \"2.0\"") }
+        guard let method = object["method"]?.stringValue else { throw invalid("'method' must be a string") }
         var params: JSONObject?
-        if let value = object["params"] {
-            guard case .object(let members) = value else {
-                throw RPCEnvelopeError(id: replyID, error: .invalidRequest("'params' must be an object"))
-            }
-            params = members
+        switch object["params"] {
+        case nil: break
+        case .object(let members): params = members
+        case .array:
+            guard let id else { return .notification(method: method) }
+            return .positionalRequest(id: id, method: method)
+        default: throw invalid("'params' must be an object")
         }
         guard let id else { return .notification(method: method) }
         return .request(id: id, method: method, params: params)
+    }
+
+    /// The id to answer a message with when it must be refused before it is handled (rate
+    /// limit, hook backlog): the request's, null when it cannot be read, nil for a message
+    /// that is not answered at all (a notification, valid or not).
+    static func replyID(for bytes: UnsafeRawBufferPointer) -> JSONValue? {
+        // JSONValue takes `nil` as JSON null, so "no reply" is spelled `.none`.
+        do {
+            switch try parse(bytes) {
+            case .request(let id, _, _), .positionalRequest(let id, _): return .some(id)
+            case .notification: return .none
+            }
+        } catch {
+            return error.answered ? .some(error.id) : .none
+        }
     }
 }
 

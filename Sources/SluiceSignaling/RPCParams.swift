@@ -48,9 +48,12 @@ struct RPCParams {
         return name
     }
 
-    /// Any string is accepted here; whether the server knows it is an application error (1007).
+    /// Any value is accepted here; whether the server knows it is an application error (1007),
+    /// answered after the other params are checked. A handle that is not a string ("whatever
+    /// its form", PROTOCOL.md "Handles") goes on as the empty string, which no handle is.
     func handle() throws(RPCError) -> StreamHandle {
-        try requiredString("handle")
+        guard let value = members["handle"] else { throw .invalidParams("'handle' is required") }
+        return value.stringValue ?? ""
     }
 
     func kind() throws(RPCError) -> MediaKind {

@@ -207,12 +207,26 @@ public final class SessionManager {
         do {
             envelope = try RPCEnvelope.parse(bytes)
         } catch {
-            reject(session, id: error.id, error.error)
+            if error.answered {
+                reject(session, id: error.id, error.error)
+            } else {
+                log.info("connection \(session.connectionID): ignored a malformed notification: \(error.error.message)")
+            }
             return
         }
-        guard case .request(let id, let method, let params) = envelope else {
+        let id: JSONValue, method: String, params: JSONObject?
+        switch envelope {
+        case .notification:
             log.debug("connection \(session.connectionID): notification ignored")
             return
+        case .positionalRequest(let requestID, let name):
+            // The checks before params still come first (PROTOCOL.md "Which error wins").
+            let error: RPCError = name != "connect" && session.sessionID == nil ? .notConnected
+                : !Self.methods.contains(name) ? .methodNotFound(name) : .invalidParams("'params' must be an object")
+            reject(session, id: requestID, error)
+            return
+        case .request(let requestID, let name, let members):
+            (id, method, params) = (requestID, name, members)
         }
         var followUp = FollowUp.none
         do throws(RPCError) {
@@ -249,12 +263,8 @@ public final class SessionManager {
     /// id when it has a valid one.
     private func refuseOverLimit(_ incoming: Incoming, from session: RPCSession, exceeded: Bool) {
         var replyID: JSONValue? = .null
-        if case .text(let bytes) = incoming, bytes.count <= config.maxMessageBytes,
-           let envelope = try? RPCEnvelope.parse(bytes) {
-            switch envelope {
-            case .request(let id, _, _): replyID = id
-            case .notification: replyID = nil
-            }
+        if case .text(let bytes) = incoming, bytes.count <= config.maxMessageBytes {
+            replyID = RPCEnvelope.replyID(for: bytes)
         }
         if let replyID { session.send(RPCMessage.error(id: replyID, .rateLimitExceeded)) }
         if exceeded {
@@ -342,6 +352,10 @@ public final class SessionManager {
             throw .methodNotFound(method)
         }
     }
+
+    /// Every method `dispatch` knows.
+    static let methods: Set<String> = ["connect", "publish", "play", "update", "mute", "unmute", "stop", "getStats",
+                                       "ping", "disconnect"]
 
     private func connect(_ params: RPCParams, id requestID: JSONValue, session: RPCSession,
                          followUp: inout FollowUp) throws(RPCError) -> JSONValue {

@@ -73,9 +73,13 @@ let precedenceCases: [PrecedenceCase] = [
     PrecedenceCase(name: "method not a string", connected: true, message: #"{"jsonrpc":"2.0","id":"x","method":5}"#,
                    code: -32600, id: "x", messageContains: "'method'"),
     PrecedenceCase(name: "params array", connected: true, message: #"{"jsonrpc":"2.0","id":3,"method":"ping","params":[]}"#,
-                   code: -32600, id: 3, messageContains: "'params'"),
-    PrecedenceCase(name: "invalid request without id is still answered", connected: true,
-                   message: #"{"jsonrpc":"2.0","method":7}"#, code: -32600, id: .null),
+                   code: -32602, id: 3, messageContains: "'params' must be an object"),
+    PrecedenceCase(name: "params array before connect", connected: false,
+                   message: #"{"jsonrpc":"2.0","id":3,"method":"ping","params":[1]}"#, code: 1000, id: 3),
+    PrecedenceCase(name: "params array to an unknown method", connected: true,
+                   message: #"{"jsonrpc":"2.0","id":3,"method":"nosuch","params":[]}"#, code: -32601, id: 3),
+    PrecedenceCase(name: "params of another type", connected: true,
+                   message: #"{"jsonrpc":"2.0","id":3,"method":"ping","params":5}"#, code: -32600, id: 3),
     PrecedenceCase(name: "not connected beats bad params", connected: false,
                    message: #"{"jsonrpc":"2.0","id":4,"method":"publish","params":{"stream":"bad name"}}"#,
                    code: 1000, id: 4, messageContains: "Call connect first"),
@@ -83,9 +87,18 @@ let precedenceCases: [PrecedenceCase] = [
                    message: #"{"jsonrpc":"2.0","id":5,"method":"nosuch"}"#, code: 1000, id: 5),
     PrecedenceCase(name: "unknown method", connected: true, message: #"{"jsonrpc":"2.0","id":6,"method":"nosuch"}"#,
                    code: -32601, id: 6, messageContains: "nosuch"),
-    PrecedenceCase(name: "params before application errors", connected: true,
+    PrecedenceCase(name: "a handle of any form is unknown", connected: true,
                    message: #"{"jsonrpc":"2.0","id":7,"method":"stop","params":{"handle":5}}"#,
-                   code: -32602, id: 7, messageContains: "'handle' must be a string"),
+                   code: 1007, id: 7, messageContains: "Unknown handle"),
+    PrecedenceCase(name: "params before application errors", connected: true,
+                   message: #"{"jsonrpc":"2.0","id":7,"method":"mute","params":{"handle":{"a":1},"kind":"data"}}"#,
+                   code: -32602, id: 7, messageContains: "'kind'"),
+    PrecedenceCase(name: "missing handle", connected: true,
+                   message: #"{"jsonrpc":"2.0","id":7,"method":"getStats","params":{}}"#,
+                   code: -32602, id: 7, messageContains: "'handle' is required"),
+    PrecedenceCase(name: "NUL is valid JSON; the name rules refuse it", connected: true,
+                   message: #"{"jsonrpc":"2.0","id":7,"method":"play","params":{"stream":"abc\u0000","sdp":"v=0"}}"#,
+                   code: -32602, id: 7, messageContains: "'stream'"),
     PrecedenceCase(name: "sdp type", connected: true,
                    message: #"{"jsonrpc":"2.0","id":8,"method":"publish","params":{"stream":"cam","sdp":5}}"#,
                    code: -32602, id: 8, messageContains: "Invalid params: 'sdp' must be a string"),
@@ -148,6 +161,11 @@ let precedenceCases: [PrecedenceCase] = [
         let (session, output) = harness.open()
         harness.manager.receive(#"{"jsonrpc":"2.0","method":"connect","params":{"appKey":"demo"}}"#, from: session)
         harness.manager.receive(#"{"jsonrpc":"2.0","method":"nosuch"}"#, from: session)
+        // Without an id there is no reply even when the envelope is wrong.
+        for malformed in [#"{"jsonrpc":"2.0","method":7}"#, #"{"method":"ping"}"#, #"{"jsonrpc":"1.0","method":"ping"}"#,
+                          #"{"jsonrpc":"2.0","method":"ping","params":5}"#, #"{"jsonrpc":"2.0","method":"ping","params":[1]}"#] {
+            harness.manager.receive(malformed, from: session)
+        }
         #expect(output.entries.isEmpty)
         #expect(session.sessionID == nil)
         #expect(harness.manager.connectedSessionCount == 0)
@@ -426,6 +444,7 @@ let precedenceCases: [PrecedenceCase] = [
         // Over the limit, a notification is still not answered; garbage gets id null.
         output.removeAll()
         harness.manager.receive(#"{"jsonrpc":"2.0","method":"ping"}"#, from: session)
+        harness.manager.receive(#"{"jsonrpc":"2.0","method":7}"#, from: session)
         #expect(output.entries.isEmpty)
         harness.manager.receive("{", from: session)
         #expect(output.last?["id"] == .null)

@@ -32,12 +32,7 @@ extension SessionManager {
     func queueBehindParked(_ incoming: Incoming, from session: RPCSession) {
         guard session.hooks.backlog.count < SessionHookState.backlogLimit else {
             var replyID: JSONValue? = .null
-            if case .text(let bytes) = incoming, let envelope = try? RPCEnvelope.parse(bytes) {
-                switch envelope {
-                case .request(let id, _, _): replyID = id
-                case .notification: replyID = nil
-                }
-            }
+            if case .text(let bytes) = incoming { replyID = RPCEnvelope.replyID(for: bytes) }
             if let replyID { reject(session, id: replyID, .limitReached("requests waiting for a hook")) }
             return
         }
