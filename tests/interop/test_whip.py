@@ -8,12 +8,31 @@ import time
 import urllib.error
 import urllib.request
 
+import pytest
+
 from media import Player, Publisher
 from sessions import close_all, play, publish
+from test_hooks import HOOKED_APP, SECRET, HookReceiver
 
 APP_KEY = "defaultApp"
 WIDTH, HEIGHT = 640, 480
 FRAMES = 60
+
+
+@pytest.fixture
+def hook_receiver():
+    r = HookReceiver()
+    r.start()
+    yield r
+    r.stop()
+
+
+@pytest.fixture
+def server_config_overrides(hook_receiver):
+    return {"apps": [
+        {"key": APP_KEY},
+        {"key": HOOKED_APP, "hooks": {"url": hook_receiver.url, "secret": SECRET, "timeoutMs": 2000}},
+    ]}
 
 
 def _lower(headers) -> dict:
@@ -226,3 +245,53 @@ async def _whip_errors(server, figures):
     finally:
         for peer in (publisher, second, player):
             await peer.close()
+
+
+def test_whip_waits_for_hooks(server, hook_receiver, figures):
+    asyncio.run(_whip_hooks(server, hook_receiver, figures))
+
+
+async def _whip_hooks(server, receiver, figures):
+    stream = "whip-hooked"
+    publisher, player = Publisher(), Player()
+    try:
+        # The backend takes its time: the 201 waits for it.
+        receiver.behavior["publishStream"] = (200, 0.5)
+        started = time.monotonic()
+        status, headers, answer = await http(server, "POST", f"/whip/{stream}", await publisher.offer(),
+                                             token=HOOKED_APP)
+        answer_ms = round((time.monotonic() - started) * 1000, 1)
+        assert status == 201, (status, answer)
+        await publisher.accept(answer)
+        location = headers["location"]
+        connect = (await receiver.wait_calls(lambda c: c.event == "connect"))[0]
+        session_id = connect.body["sessionId"]
+        authorized = (await receiver.wait_calls(lambda c: c.event == "publishStream"))[0]
+        assert authorized.body["sessionId"] == session_id and authorized.body["stream"] == stream, authorized.body
+        await receiver.wait_calls(lambda c: c.event == "streamStatus" and c.body.get("status") == "PUBLISHING",
+                                  timeout=15, what="streamStatus PUBLISHING")
+
+        # A refused WHEP play: 403, and its session ends with a `disconnect` hook.
+        receiver.behavior["playStream"] = (403, 0.0)
+        status, _, body = await http(server, "POST", f"/whep/{stream}", await player.offer(), token=HOOKED_APP)
+        assert status == 403 and error_of(status, body)["reason"] == "RESTRICTED_ACCESS", (status, body)
+        refused = (await receiver.wait_calls(lambda c: c.event == "playStream"))[0].body["sessionId"]
+        await receiver.wait_calls(lambda c: c.event == "disconnect" and c.body["sessionId"] == refused)
+
+        # DELETE: the publish ends as at a disconnect, then the session's `disconnect` hook.
+        status, _, body = await http(server, "DELETE", location, content_type=None, token=HOOKED_APP)
+        assert status == 200, (status, body)
+        await receiver.wait_calls(lambda c: c.event == "disconnect" and c.body["sessionId"] == session_id)
+        mine = [label_of(c) for c in receiver.snapshot() if c.body.get("sessionId") == session_id]
+        assert mine == ["connect", "publishStream", "streamStatus:PENDING", "streamStatus:PUBLISHING",
+                        "streamStatus:UNPUBLISHED:Stopped by session disconnect", "disconnect"], mine
+        figures({"whipPostToAnswerMs": answer_ms, "hookDelayMs": 500, "hooks": mine})
+    finally:
+        await publisher.close()
+        await player.close()
+
+
+def label_of(call) -> str:
+    if call.event != "streamStatus":
+        return call.event
+    return ":".join(filter(None, ["streamStatus", call.body.get("status"), call.body.get("info")]))
