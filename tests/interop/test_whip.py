@@ -1,5 +1,6 @@
-"""WHIP and WHEP (PROTOCOL.md section 2) with real peers: an aiortc publisher over WHIP played
-over the JSON-RPC WebSocket, an aiortc WHEP player of a WebSocket publisher, and the errors."""
+"""WHIP and WHEP (PROTOCOL.md section 2) with real peers: aiortc and Chromium publishers over
+WHIP played over the JSON-RPC WebSocket, an aiortc WHEP player of a WebSocket publisher, hooks
+that decide before the 201, and the errors."""
 
 import asyncio
 import json
@@ -10,6 +11,7 @@ import urllib.request
 
 import pytest
 
+from chromium import chromium_page
 from media import Player, Publisher
 from sessions import close_all, play, publish
 from test_hooks import HOOKED_APP, SECRET, HookReceiver
@@ -295,3 +297,55 @@ def label_of(call) -> str:
     if call.event != "streamStatus":
         return call.event
     return ":".join(filter(None, ["streamStatus", call.body.get("status"), call.body.get("info")]))
+
+
+# A page of another origin (the intercepted http://127.0.0.1/ page) publishes with fetch():
+# the CORS preflights and the exposed Location are part of what this checks.
+WHIP_FETCH_SCRIPT = """async ([base, stream, token]) => {
+  const offer = await window.sluice.preparePublish(640, 480);
+  const response = await fetch(base + '/whip/' + stream, {
+    method: 'POST', body: offer.sdp,
+    headers: {'Authorization': 'Bearer ' + token, 'Content-Type': 'application/sdp'}});
+  const answer = await response.text();
+  const location = response.headers.get('Location');
+  if (response.status === 201) await window.sluice.accept(answer);
+  return {status: response.status, location, width: offer.width, height: offer.height};
+}"""
+
+WHIP_DELETE_SCRIPT = """async ([url, token]) => {
+  const response = await fetch(url, {method: 'DELETE', headers: {'Authorization': 'Bearer ' + token}});
+  return response.status;
+}"""
+
+
+def test_chromium_publishes_over_whip(server, figures, artifacts):
+    asyncio.run(_chromium_whip(server, figures, artifacts))
+
+
+async def _chromium_whip(server, figures, artifacts):
+    stream = "whip-chromium"
+    console, viewer = [], None
+    try:
+        async with chromium_page(console) as page:
+            published = await page.evaluate(WHIP_FETCH_SCRIPT, [server.http_url, stream, APP_KEY])
+            assert published["status"] == 201, (published, console[-10:])
+            assert re.fullmatch(rf"/whip/{stream}/[0-9a-f]{{32}}", published["location"] or ""), published
+            assert (published["width"], published["height"]) == (WIDTH, HEIGHT), published
+
+            viewer = await play(server.ws_url, stream)
+            await viewer.client.wait_status(viewer.handle, "PLAYING", 15)
+            camera_size = lambda f: (f.width, f.height) == (WIDTH, HEIGHT)
+            frames = await viewer.peer.wait_frames(30, 20, camera_size)
+            await page.screenshot(path=str(artifacts / "chromium-publishes-whip.png"))
+
+            status = await page.evaluate(WHIP_DELETE_SCRIPT, [server.http_url + published["location"], APP_KEY])
+            assert status == 200, (status, console[-10:])
+            unpublished = await viewer.client.wait_status(viewer.handle, "UNPUBLISHED", 10)
+            assert unpublished.params.get("info") == "Stopped by publisher stop", unpublished.params
+            figures({"framesDecoded": len(viewer.peer.frames), "framesAtCameraSize": len(frames),
+                     "sizes": sorted({f"{f.width}x{f.height}" for f in viewer.peer.frames})})
+            assert not viewer.peer.errors, viewer.peer.errors
+    finally:
+        await close_all(viewer)
+        if console:
+            print("chromium console:", *console[-20:], sep="\n  ")
