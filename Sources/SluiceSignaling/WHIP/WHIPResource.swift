@@ -16,8 +16,9 @@ final class WHIPResource: SessionOutput {
     /// The resource's own path (its Location).
     let path: WHIPPath
     let appKey: String
-    /// Set right after the session manager opens the session for this output.
-    var session: RPCSession?
+    /// Set right after the session manager opens the session for this output. Weak: the
+    /// session owns its output, and the manager keeps the session until it is closed.
+    weak var session: RPCSession?
     /// The answer to the POST: the SDP answer, or why there is none. Returns whether the
     /// client can still get it.
     var onAnswer: ((Result<String, WHIPError>) -> Bool)?
