@@ -32,6 +32,7 @@ public final class Server {
         signalingConfig.logLevel = level
         signaling = SignalingServer(config: signalingConfig, media: media, log: Log(level: level, subsystem: "signaling"))
         AdminAPI(adminToken: config.adminToken, media: media, signaling: signaling).register(on: signaling.router)
+        WHIPEndpoint(signaling: signaling).register(on: signaling.router)
         StaticFiles(root: config.webRoot).register(on: signaling.router)
     }
 

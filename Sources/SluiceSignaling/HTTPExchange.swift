@@ -13,6 +13,15 @@ final class HTTPExchange {
     private var responseBody: [UInt8] = []
     private var responseOffset = 0
     private var scratch: [UInt8] = []
+    /// The request's responder, once the route has it.
+    var responder: HTTPResponder?
+    /// A deferred answer waiting for the writeable callback: lws takes headers only there
+    /// (or in the callback that received the request).
+    private var pendingResponse: HTTPResponse?
+
+    /// How long a deferred answer may take before the connection is dropped: longer than any
+    /// sensible hook timeout, so only a bug gets here.
+    static let deferredTimeoutSeconds: Int32 = 60
 
     init(wsi: OpaquePointer, request: HTTPRequest, maxBodyBytes: Int) {
         self.wsi = wsi
@@ -70,8 +79,25 @@ final class HTTPExchange {
         return 0
     }
 
-    /// One chunk of the response body per writeable callback.
+    /// The route will answer later: the connection waits, at most `deferredTimeoutSeconds`.
+    func awaitDeferredResponse() {
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, HTTPExchange.deferredTimeoutSeconds)
+    }
+
+    /// A deferred answer: written from the next writeable callback.
+    func respondLater(_ response: HTTPResponse) {
+        pendingResponse = response
+        lws_callback_on_writable(wsi)
+    }
+
+    /// One chunk of the response body per writeable callback (the headers first, for a
+    /// deferred answer).
     func writeNext() -> Int32 {
+        if let response = pendingResponse {
+            pendingResponse = nil
+            lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0)
+            return respond(response)
+        }
         guard responseOffset < responseBody.count else { return 0 }
         let length = min(HTTPExchange.chunkSize, responseBody.count - responseOffset)
         let isLast = responseOffset + length == responseBody.count

@@ -22,6 +22,28 @@ public struct HTTPRequest: Sendable {
 
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
 
+    /// The token of an `Authorization: Bearer <token>` header, or nil.
+    public var bearerToken: String? { HTTPRequest.bearerToken(header("authorization")) }
+
+    /// The token of `Bearer <token>`; the scheme is case-insensitive (RFC 7235).
+    public static func bearerToken(_ header: String?) -> String? {
+        guard let header else { return nil }
+        let trimmed = header.drop { $0 == " " || $0 == "\t" }
+        guard trimmed.count > 7, trimmed.prefix(6).lowercased() == "bearer",
+              let separator = trimmed.dropFirst(6).first, separator == " " || separator == "\t" else { return nil }
+        let token = trimmed.dropFirst(7).drop { $0 == " " || $0 == "\t" }
+        let end = token.lastIndex { $0 != " " && $0 != "\t" }
+        guard let end else { return nil }
+        return String(token[...end])
+    }
+
+    /// The media type of `Content-Type`, lower case and without parameters, or nil.
+    public var mediaType: String? {
+        guard let type = header("content-type") else { return nil }
+        return type.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first
+            .map { $0.filter { $0 != " " && $0 != "\t" }.lowercased() }
+    }
+
     /// The query's name=value pairs in order; a name without "=" has an empty value.
     public var queryItems: [(name: String, value: String)] {
         query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
@@ -65,17 +87,19 @@ public struct HTTPResponse: Sendable {
     public static let notFound = HTTPResponse.error(status: 404, message: "Not found", reason: "NOT_FOUND")
 }
 
-/// The route table: (method, path prefix) to a handler. Handlers run on the service thread
-/// and answer at once. A prefix matches the path itself and anything under it
+/// The route table: (method, path prefix) to a handler. Handlers run on the service thread.
+/// A plain handler answers at once; a deferred one gets an `HTTPResponder` it may answer
+/// later (WHIP, whose hooks are asynchronous). A prefix matches the path itself and anything under it
 /// ("/api/v1/streams" matches "/api/v1/streams/cam1", not "/api/v1/streamsX"); the longest
 /// matching prefix wins. A path with routes but none for the method gets 405.
 public final class HTTPRouter {
     public typealias Handler = (HTTPRequest) -> HTTPResponse
+    public typealias DeferredHandler = (HTTPRequest, HTTPResponder) -> Void
 
     private struct Route {
         var method: String?
         var prefix: String
-        var handler: Handler
+        var handler: DeferredHandler
     }
 
     private var routes: [Route] = []
@@ -84,6 +108,11 @@ public final class HTTPRouter {
 
     /// `method` nil matches every method.
     public func add(_ method: String?, _ pathPrefix: String, handler: @escaping Handler) {
+        addDeferred(method, pathPrefix) { request, responder in responder.respond(handler(request)) }
+    }
+
+    /// A route whose handler answers through the responder, now or later.
+    public func addDeferred(_ method: String?, _ pathPrefix: String, handler: @escaping DeferredHandler) {
         routes.append(Route(method: method?.uppercased(), prefix: pathPrefix, handler: handler))
     }
 
@@ -91,17 +120,29 @@ public final class HTTPRouter {
         routes.contains { $0.method == method?.uppercased() && $0.prefix == pathPrefix }
     }
 
-    public func route(_ request: HTTPRequest) -> HTTPResponse {
+    public func route(_ request: HTTPRequest, responder: HTTPResponder) {
         let matching = routes.filter { HTTPRouter.prefix($0.prefix, matches: request.path) }
-        guard !matching.isEmpty else { return .notFound }
+        guard !matching.isEmpty else {
+            responder.respond(.notFound)
+            return
+        }
         let forMethod = matching.filter { $0.method == nil || $0.method == request.method
             || ($0.method == "GET" && request.method == "HEAD") }
         guard let best = forMethod.max(by: { $0.prefix.count < $1.prefix.count }) else {
             let allowed = Set(matching.compactMap(\.method)).sorted().joined(separator: ", ")
-            return .error(status: 405, message: "Method not allowed", reason: "METHOD_NOT_ALLOWED",
-                          headers: [("allow", allowed)])
+            responder.respond(.error(status: 405, message: "Method not allowed", reason: "METHOD_NOT_ALLOWED",
+                                     headers: [("allow", allowed)]))
+            return
         }
-        return best.handler(request)
+        best.handler(request, responder)
+    }
+
+    /// The answer a route gives at once; a deferred route that has not answered by its
+    /// return gets 500 here (tests and callers that cannot wait use this).
+    public func route(_ request: HTTPRequest) -> HTTPResponse {
+        let responder = HTTPResponder()
+        route(request, responder: responder)
+        return responder.immediate ?? .error(status: 500, message: "No answer", reason: "INTERNAL_ERROR")
     }
 
     static func prefix(_ prefix: String, matches path: String) -> Bool {

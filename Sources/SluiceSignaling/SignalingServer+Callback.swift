@@ -33,7 +33,7 @@ extension SignalingServer {
         case LWS_CALLBACK_HTTP_WRITEABLE:
             return exchanges[wsi]?.writeNext() ?? 0
         case LWS_CALLBACK_CLOSED_HTTP:
-            exchanges[wsi] = nil
+            exchanges.removeValue(forKey: wsi)?.responder?.abandon()
             return 0
 
         // WebSocket
@@ -56,7 +56,7 @@ extension SignalingServer {
             return 0
         case LWS_CALLBACK_WSI_DESTROY:
             webSocketClosed(wsi)
-            exchanges[wsi] = nil
+            exchanges.removeValue(forKey: wsi)?.responder?.abandon()
             return 0
 
         default:
@@ -107,15 +107,27 @@ extension SignalingServer {
     }
 
     private func respond(_ exchange: HTTPExchange) -> Int32 {
-        let response: HTTPResponse
+        let request = exchange.request
         if exchange.bodyTooLarge {
-            log.info("HTTP \(exchange.request.method) \(exchange.request.path): body over \(config.maxHTTPBodyBytes) bytes")
-            response = .error(status: 413, message: "Request body too large", reason: "BODY_TOO_LARGE")
-        } else {
-            response = router.route(exchange.request)
+            log.info("HTTP \(request.method) \(request.path): body over \(config.maxHTTPBodyBytes) bytes")
+            return exchange.respond(.error(status: 413, message: "Request body too large", reason: "BODY_TOO_LARGE"))
         }
-        log.debug("HTTP \(exchange.request.method) \(exchange.request.path) -> \(response.status)")
-        return exchange.respond(response)
+        let responder = HTTPResponder()
+        exchange.responder = responder
+        router.route(request, responder: responder)
+        if let response = responder.immediate {
+            log.debug("HTTP \(request.method) \(request.path) -> \(response.status)")
+            return exchange.respond(response)
+        }
+        // Deferred: the exchange is looked up again when the answer comes, so a connection
+        // closed meanwhile is never written to.
+        responder.handlerReturned { [weak self, weak exchange] response in
+            guard let self, let exchange, self.exchanges[exchange.wsi] === exchange else { return }
+            self.log.debug("HTTP \(request.method) \(request.path) -> \(response.status) (deferred)")
+            exchange.respondLater(response)
+        }
+        exchange.awaitDeferredResponse()
+        return 0
     }
 
     private func headerValue(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {

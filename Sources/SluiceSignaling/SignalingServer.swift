@@ -51,6 +51,8 @@ public final class SignalingServer {
     var exchanges: [OpaquePointer: HTTPExchange] = [:]
     var shutdownBegun = false
     var serviceFinished = false
+    /// Work queued by `runSoon`.
+    private var soon: [() -> Void] = []
 
     public init(config: SignalingConfig, media: MediaControl, router: HTTPRouter = HTTPRouter(), log: Log? = nil) {
         let log = log ?? Log(level: config.logLevel)
@@ -156,11 +158,24 @@ public final class SignalingServer {
         }
     }
 
-    /// On the service thread after `lws_cancel_service`: hook verdicts, media events, then
-    /// shutdown steps.
+    /// Service thread: runs `task` at the next wake, after hook verdicts and media events.
+    /// For work that must not run inside the current call, such as ending a session that
+    /// noticed its own end while the session manager was delivering to it.
+    public func runSoon(_ task: @escaping () -> Void) {
+        soon.append(task)
+        waker.wake()
+    }
+
+    /// On the service thread after `lws_cancel_service`: hook verdicts, media events, work
+    /// queued by `runSoon`, then shutdown steps.
     func serviceWoke() {
         sessions.drainHookCompletions()
         sessions.drainMediaEvents()
+        if !soon.isEmpty {
+            let tasks = soon
+            soon.removeAll()
+            for task in tasks { task() }
+        }
         let flags = control.flags
         if flags.shutdownRequested && !shutdownBegun {
             shutdownBegun = true

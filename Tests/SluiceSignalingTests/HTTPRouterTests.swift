@@ -41,4 +41,31 @@ import Testing
         #expect(request.queryItems.map(\.value) == ["low", "640", ""])
         #expect(request.header("Content-Type") == "application/sdp")
     }
+
+    @Test func deferredRoutesAnswerThroughTheResponder() {
+        let router = HTTPRouter()
+        var kept: HTTPResponder?
+        router.addDeferred("POST", "/later") { _, responder in kept = responder }
+        router.addDeferred("POST", "/now") { _, responder in responder.respond(HTTPResponse(status: 201)) }
+        #expect(router.route(HTTPRequest(method: "POST", path: "/now")).status == 201)
+        #expect(router.route(HTTPRequest(method: "GET", path: "/later")).status == 405)
+
+        let responder = HTTPResponder()
+        router.route(HTTPRequest(method: "POST", path: "/later"), responder: responder)
+        #expect(kept === responder)
+        #expect(!responder.isAnswered)
+        #expect(responder.respond(HTTPResponse(status: 202)))
+        #expect(responder.isAnswered)
+        #expect(!responder.respond(HTTPResponse(status: 500)))  // one answer per request
+    }
+
+    @Test func mediaTypeAndBearerToken() {
+        let request = HTTPRequest(method: "POST", path: "/whip/cam",
+                                  headers: ["content-type": " Application/SDP ; charset=utf-8",
+                                            "authorization": "bearer  key1 "])
+        #expect(request.mediaType == "application/sdp")
+        #expect(request.bearerToken == "key1")
+        #expect(HTTPRequest(method: "GET", path: "/").mediaType == nil)
+        #expect(HTTPRequest(method: "GET", path: "/").bearerToken == nil)
+    }
 }

@@ -30,14 +30,7 @@ public struct AdminAuthorization: Sendable {
 
     /// The token of `Bearer <token>`; the scheme is case-insensitive (RFC 7235).
     static func bearerToken(_ header: String?) -> String? {
-        guard let header else { return nil }
-        let trimmed = header.drop { $0 == " " || $0 == "\t" }
-        guard trimmed.count > 7, trimmed.prefix(6).lowercased() == "bearer",
-              let separator = trimmed.dropFirst(6).first, separator == " " || separator == "\t" else { return nil }
-        let token = trimmed.dropFirst(7).drop { $0 == " " || $0 == "\t" }
-        let end = token.lastIndex { $0 != " " && $0 != "\t" }
-        guard let end else { return nil }
-        return String(token[...end])
+        HTTPRequest.bearerToken(header)
     }
 
     /// Time depends on the presented length only, never on where the first difference is

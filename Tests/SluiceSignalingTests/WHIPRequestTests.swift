@@ -1,0 +1,96 @@
+import SluiceJSON
+@testable import SluiceSignaling
+import Testing
+
+/// The pure parts of WHIP and WHEP: paths, WHEP's query, the bearer token, error statuses.
+@Suite struct WHIPRequestTests {
+    @Test func pathsNameAnEndpointOrAResource() {
+        #expect(WHIPPath("/whip/cam") == WHIPPath(kind: .whip, stream: "cam"))
+        #expect(WHIPPath("/whep/cam/") == WHIPPath(kind: .whep, stream: "cam"))
+        #expect(WHIPPath("/whep/cam/0a1b") == WHIPPath(kind: .whep, stream: "cam", resourceID: "0a1b"))
+        #expect(WHIPPath("/whip") == nil)
+        #expect(WHIPPath("/whip/") == nil)
+        #expect(WHIPPath("/whip/cam/1/2") == nil)
+        #expect(WHIPPath("/whop/cam") == nil)
+        #expect(WHIPPath(kind: .whep, stream: "cam", resourceID: "ff").location == "/whep/cam/ff")
+    }
+
+    func query(_ text: String) throws(WHIPError) -> JSONValue? {
+        try WHEPQuery.constraints(HTTPRequest(method: "POST", path: "/whep/cam", query: text).queryItems)
+    }
+
+    @Test func queryBecomesPlayConstraints() throws {
+        #expect(try query("") == nil)
+        #expect(try query("foo=bar&token=x") == nil)
+        #expect(try query("quality=low&width=640") == ["video": ["quality": "low", "width": 640]])
+        #expect(try query("quality=50&height=360&fps=15&bitrate=500")
+                == ["video": ["quality": 50, "height": 360, "fps": 15, "bitrate": 500]])
+        #expect(try query("quality=HIGH") == ["video": ["quality": "HIGH"]])
+        #expect(try query("video=false&audio=true") == ["audio": true, "video": false])
+        #expect(try query("audio=false") == ["audio": false])
+        #expect(try query("video=true") == ["video": true])
+        #expect(try query("width=320&width=640") == ["video": ["width": 640]])
+    }
+
+    @Test func badQueryValuesAre400NamingTheParameter() {
+        for (text, name) in [("width=abc", "width"), ("width=0", "width"), ("height=-1", "height"),
+                             ("fps=29.97", "fps"), ("bitrate=", "bitrate"), ("width=99999999999", "width"),
+                             ("quality=best", "quality"), ("quality=101", "quality"), ("audio=yes", "audio"),
+                             ("video=false&width=640", "video")] {
+            #expect(throws: WHIPError.self, "\(text)") { try query(text) }
+            do {
+                _ = try query(text)
+            } catch {
+                #expect(error.status == 400)
+                #expect(error.reason == "BAD_REQUEST")
+                #expect(error.message.contains("'\(name)"), "\(text): \(error.message)")
+            }
+        }
+    }
+
+    @Test func bearerTokenIsAnAppKey() throws {
+        func appKey(_ header: String?) -> Result<String, WHIPError> {
+            var request = HTTPRequest(method: "POST", path: "/whip/cam")
+            if let header { request.headers["authorization"] = header }
+            return WHIPAuthorization.appKey(of: request) { $0 == "demo" }
+        }
+        #expect(try appKey("Bearer demo").get() == "demo")
+        #expect(try appKey("bearer  demo ").get() == "demo")
+        for header in [nil, "Basic ZGVtbw==", "Bearer"] {
+            guard case .failure(let error) = appKey(header) else { Issue.record("\(header ?? "nil") passed"); continue }
+            #expect(error.status == 401)
+            #expect(error.headers.first { $0.name == "www-authenticate" }?.value == "Bearer realm=\"sluice\"")
+        }
+        guard case .failure(let unknown) = appKey("Bearer other") else { Issue.record("unknown key passed"); return }
+        #expect(unknown.status == 401)
+        #expect(unknown.reason == "UNKNOWN_APP_KEY")
+        #expect(unknown.headers.first { $0.name == "www-authenticate" }?.value.contains("invalid_token") == true)
+    }
+
+    @Test func sessionErrorsMapToStatuses() throws {
+        let table: [(RPCError, Int, String)] = [
+            (.restrictedAccess, 403, "RESTRICTED_ACCESS"),
+            (RPCError(.streamNameInUse), 409, "STREAM_NAME_IN_USE"),
+            (RPCError(.streamNotFound), 409, "STREAM_NOT_FOUND"),
+            (RPCError(.noCommonCodecs), 422, "NO_COMMON_CODECS"),
+            (RPCError(.badSDP("line 3: \"m=video\"")), 400, "BAD_SDP"),
+            (.limitReached("sessions"), 503, "LIMIT_REACHED"),
+            (RPCError(.limitReached("maxStreams")), 503, "LIMIT_REACHED"),
+            (RPCError(.constraintsExceedLimits), 403, "CONSTRAINTS_EXCEED_LIMITS"),
+            (.invalidParams("'stream' must be ..."), 400, "BAD_REQUEST"),
+            (.internalError("x"), 500, "INTERNAL_ERROR"),
+            (.notConnected, 500, "INTERNAL_ERROR"),
+        ]
+        for (rpc, status, reason) in table {
+            let error = WHIPError(rpc)
+            #expect(error.status == status, "\(rpc.code)")
+            #expect(error.reason == reason, "\(rpc.code)")
+        }
+        let notLive = WHIPError(RPCError(.streamNotFound))
+        #expect(notLive.headers.first { $0.name == "retry-after" }?.value == "1")
+        #expect(WHIPError(RPCError(.badSDP("line 3: \"m=video\""))).message.contains("line 3"))
+        let body = WHIPError(.restrictedAccess).response
+        #expect(try JSONValue.parse(body.body) == ["error": ["code": 403, "message": "Restricted access",
+                                                             "reason": "RESTRICTED_ACCESS"]])
+    }
+}
