@@ -22,5 +22,6 @@ let package = Package(
         fuzzTarget("FuzzRTCP", ["SluiceRTP", "SluiceWire"]),
         fuzzTarget("FuzzJSONRPC", ["SluiceJSON", "SluiceSignaling"]),
         fuzzTarget("FuzzWebSocketFrame", ["SluiceClient"]),
+        fuzzTarget("FuzzHTTP", ["SluiceJSON", "SluiceSignaling", "SluiceServer"]),
     ]
 )

@@ -1,0 +1,76 @@
+import SluiceJSON
+import SluiceServer
+@testable import SluiceSignaling
+
+/// Arbitrary HTTP requests to every route of a built (not started) server: the admin API,
+/// `/metrics`, `/health`, static files and WHIP/WHEP. libwebsockets frames the request; what
+/// Sluice itself reads from it is the method, path, query, a few headers and the body, and all
+/// of them come from the input. Nothing may trap, every answer must have a valid status, a
+/// JSON answer must parse, and no static file may come from outside the web root.
+///
+/// Input: byte 0 picks the method, byte 1 the headers (bit 0: the right admin token, bit 1:
+/// the app key as bearer, bits 2-3: the content type), byte 2 a known path prefix; then the
+/// rest of the path and query up to a newline, then the body.
+let adminToken = "fuzz-admin-token"
+let webRoot: String = {
+    // Fuzz/Sources/FuzzHTTP/FuzzHTTP.swift -> the repo's web/
+    var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+    parts.removeLast(4)
+    return parts.joined(separator: "/") + "/web"
+}()
+
+let server: Server = {
+    var config = ServerConfig()
+    config.httpPort = 0
+    config.rtcPort = 0
+    config.rtcWorkers = 1
+    config.adminToken = adminToken
+    config.logLevel = "error"
+    config.webRoot = webRoot
+    do {
+        return try Server(config: config)
+    } catch {
+        fatalError("FuzzHTTP: cannot build the server: \(error)")
+    }
+}()
+
+let staticFiles = StaticFiles(root: webRoot)
+let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD", "BREW"]
+let prefixes = ["/api/v1/streams/", "/api/v1/sessions/", "/whip/", "/whep/", "/metrics", "/health",
+                "/api/v1/openapi.json", "/", "/sdk/", "/whip/cam/", "/api/v1/streams/cam/", "/ws"]
+let contentTypes = ["application/json", "application/sdp", "application/trickle-ice-sdpfrag", "text/plain; charset=x"]
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzHTTP(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    guard size >= 3 else { return 0 }
+    let bytes = UnsafeBufferPointer(start: data, count: size)
+    let flags = bytes[1]
+    let rest = bytes[3...]
+    let lineEnd = rest.firstIndex(of: 0x0A) ?? rest.endIndex
+    let target = prefixes[Int(bytes[2]) % prefixes.count] + String(decoding: rest[rest.startIndex..<lineEnd], as: UTF8.self)
+    let body = lineEnd < rest.endIndex ? Array(rest[(lineEnd + 1)...]) : []
+    let question = target.firstIndex(of: "?")
+    let path = question.map { String(target[..<$0]) } ?? target
+    let query = question.map { String(target[target.index(after: $0)...]) } ?? ""
+
+    var headers: [String: String] = ["content-type": contentTypes[Int(flags >> 2) & 3]]
+    if flags & 1 != 0 { headers["authorization"] = "Bearer \(adminToken)" }
+    if flags & 2 != 0 { headers["authorization"] = "Bearer defaultApp" }
+    let request = HTTPRequest(method: methods[Int(bytes[0]) % methods.count], path: path, query: query,
+                              headers: headers, body: body)
+    let response = server.signaling.router.route(request)
+    // What the service thread does when it wakes: media events, then the work queued for it
+    // (a WHIP resource that failed is removed there, and its session ends).
+    server.signaling.serviceWoke()
+
+    guard (100..<600).contains(response.status) else { fatalError("status \(response.status) for \(path)") }
+    if response.contentType == "application/json", (try? JSONValue.parse(response.body)) == nil {
+        fatalError("invalid JSON answer for \(request.method) \(path)")
+    }
+    // The static files, asked directly (other routes own some prefixes of the same paths).
+    if path.split(separator: "/").contains(where: { $0 == ".." || $0.hasPrefix(".") }),
+       staticFiles.response(for: request).status == 200 {
+        fatalError("a static file outside the web root or hidden: \(path)")
+    }
+    return 0
+}
