@@ -40,15 +40,24 @@ final class OutcomeBox: @unchecked Sendable {
     var all: [HookOutcome] { lock.lock(); defer { lock.unlock() }; return outcomes }
 }
 
+/// Both transports: Sluice's own socket client (http://) and URLSession (https://, tested here
+/// over http://).
+enum TransportKind: String, CaseIterable, CustomTestStringConvertible {
+    case socket, urlSession
+    var testDescription: String { rawValue }
+    func make() -> HookTransport { self == .socket ? SocketHookTransport() : URLSessionHookTransport() }
+}
+
 @Suite(.serialized) struct HookTransportTests {
     func request(port: Int, timeoutMs: Int) -> HookRequest {
         HookRequest(event: .connect, url: "http://127.0.0.1:\(port)/hooks/connect", body: Array(#"{"a":1}"#.utf8),
                     headers: [("Content-Type", "application/json")], timeoutMs: timeoutMs)
     }
 
-    @Test func aBackendThatNeverAnswersTimesOutOnce() throws {
+    @Test(arguments: TransportKind.allCases)
+    func aBackendThatNeverAnswersTimesOutOnce(_ kind: TransportKind) throws {
         let listener = try SilentListener()
-        let transport = URLSessionHookTransport()
+        let transport = kind.make()
         let box = OutcomeBox()
         let started = DispatchTime.now().uptimeNanoseconds
         transport.post(request(port: listener.port, timeoutMs: 200)) { box.add($0) }
@@ -60,13 +69,14 @@ final class OutcomeBox: @unchecked Sendable {
         #expect(box.all == [.timedOut])
     }
 
-    @Test func aClosedPortFails() throws {
+    @Test(arguments: TransportKind.allCases)
+    func aClosedPortFails(_ kind: TransportKind) throws {
         let port: Int
         do {
             let listener = try SilentListener()
             port = listener.port
         }
-        let transport = URLSessionHookTransport()
+        let transport = kind.make()
         let box = OutcomeBox()
         transport.post(request(port: port, timeoutMs: 5000)) { box.add($0) }
         #expect(box.done.wait(timeout: .now() + 20) == .success)
@@ -75,7 +85,8 @@ final class OutcomeBox: @unchecked Sendable {
         if case .status = outcome { Issue.record("a closed port gave an HTTP status: \(outcome)") }
     }
 
-    @Test func postsHeadersAndBodyAndReadsTheStatus() throws {
+    @Test(arguments: TransportKind.allCases)
+    func postsHeadersAndBodyAndReadsTheStatus(_ kind: TransportKind) throws {
         let listener = try SilentListener()
         let received = LockedLines()
         let fd = listener.fd
@@ -96,7 +107,7 @@ final class OutcomeBox: @unchecked Sendable {
             _ = reply.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
         }
         backend.start()
-        let transport = URLSessionHookTransport()
+        let transport = kind.make()
         let box = OutcomeBox()
         var signed = request(port: listener.port, timeoutMs: 5000)
         signed.headers.insert((HookSignature.headerName, HookSignature.header(secret: "k", body: signed.body)), at: 0)
@@ -108,5 +119,27 @@ final class OutcomeBox: @unchecked Sendable {
         #expect(text.lowercased().contains("x-sluice-signature: \(HookSignature.header(secret: "k", body: signed.body))"))
         #expect(text.lowercased().contains("content-type: application/json"))
         #expect(text.hasSuffix("\r\n\r\n" + #"{"a":1}"#))
+    }
+}
+
+struct HookURLTests {
+    @Test func readsHostPortAndPath() {
+        #expect(HookURL("http://127.0.0.1:8090/hooks/connect") ==
+                HookURL(host: "127.0.0.1", port: 8090, path: "/hooks/connect", authority: "127.0.0.1:8090"))
+        #expect(HookURL("HTTP://backend") == HookURL(host: "backend", port: 80, path: "/", authority: "backend"))
+        #expect(HookURL("http://[::1]:81/a?b=c") == HookURL(host: "::1", port: 81, path: "/a?b=c", authority: "[::1]:81"))
+    }
+
+    @Test(arguments: ["https://a/b", "http://", "http:///x", "http://a:0/", "http://a:70000/", "http://a:x/",
+                      "http://u:p@a/", "http://[::1/", "http://[::1]x/", "http://a/b c"])
+    func refuses(_ url: String) {
+        #expect(HookURL(url) == nil)
+    }
+
+    @Test func readsTheStatusLine() {
+        #expect(HookURL.status(ofResponseStart: Array("HTTP/1.1 204 No Content\r\n".utf8)) == 204)
+        #expect(HookURL.status(ofResponseStart: Array("HTTP/1.0 500\r\n".utf8)) == 500)
+        #expect(HookURL.status(ofResponseStart: Array("SSH-2.0-x\r\n".utf8)) == nil)
+        #expect(HookURL.status(ofResponseStart: Array("HTTP/1.1 2000 x\r\n".utf8)) == nil)
     }
 }
