@@ -206,10 +206,20 @@ func header(_ response: HTTPResponse, _ name: String) -> String? {
         let (playerSession, playerOutput, playerID) = try fixture.connect()
         let player = try fixture.call("play", stream: "cam1", session: playerSession, output: playerOutput, id: 2)
 
+        // A handle's figures appear when its worker publishes them (a tick, once a second).
+        // Compare the two views only after that, so both show the same snapshot: with no media
+        // flowing, later ticks publish the same figures.
+        let published = { (view: JSONValue) in view["publisher"]?["video"] != nil && view["players"]?[0]?["video"] != nil }
+        var waited = 0
+        while waited < 100, !published(try json(fixture.request("GET", "/api/v1/streams/cam1"))) {
+            Thread.sleep(forTimeInterval: 0.05)
+            waited += 1
+        }
         let list = try json(fixture.request("GET", "/api/v1/streams"))
         let streams = try #require(list["streams"]?.arrayValue)
         #expect(streams.count == 1)
         let one = try json(fixture.request("GET", "/api/v1/streams/cam1"))
+        #expect(published(one), "no figures published within 5 s: \(one)")
         #expect(streams.first == one)
         #expect(one["name"] == "cam1")
         #expect(one["appKey"] == "demo")
