@@ -6,6 +6,8 @@
 #   fuzz     scripts/fuzz.sh                  (every target, FUZZ_SECONDS each, default 30)
 #   interop  scripts/interop.sh: pytest tests/interop in a network namespace with only `lo`
 #   loadtest scripts/loadtest-smoke.sh: sluice-loadtest, 1 publisher x 5 players, --assert-no-loss
+#   leaks    scripts/leaks.sh: interop tests (bad input, hooks, admin, WHIP) against the server
+#            under valgrind; any leaked block or memory error fails
 # Every stage runs even if an earlier one failed; the script fails if any stage failed.
 # The whole run stays within SLUICE_TIME_BUDGET seconds (default 5000, under CI's 90 minutes):
 # each stage's limit is cut to what is left, so the summary always gets printed.
@@ -18,7 +20,7 @@ artifacts="$repo/artifacts"
 logs="$artifacts/logs"
 mkdir -p "$logs"
 rm -f "$logs"/*.log  # so the summary never quotes an earlier run
-stages="${SLUICE_STAGES:-deps build unit alloc fuzz interop loadtest}"
+stages="${SLUICE_STAGES:-deps build unit alloc fuzz interop loadtest leaks}"
 export FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
 budget="${SLUICE_TIME_BUDGET:-5000}"
 started=$(date +%s)
@@ -75,6 +77,7 @@ run_stage alloc 1800 full swift test -c release --filter ForwardingAllocationTes
 run_stage fuzz 1800 full scripts/fuzz.sh
 run_stage interop 1200 full scripts/interop.sh
 run_stage loadtest 600 full scripts/loadtest-smoke.sh
+run_stage leaks 1200 full scripts/leaks.sh
 
 echo
 echo "================ summary ================"
