@@ -32,6 +32,16 @@ struct KeyFrameRequestGateTests {
         #expect(run([5, 5 + retry - 1, 5 + retry, 6 + retry]) == [true, false, true, false])
     }
 
+    @Test func aRequestInsideABrowsersWindowIsRepeatedWhenTheWindowEnds() {
+        let window = Gate.publisherWindowMicros
+        // Answered at 0; asked again at 100 ms, inside the browser's 300 ms, so it is ignored
+        // there: repeated at the window's end rather than 300 ms after it was sent.
+        #expect(run([0, nil, 100_000, window - 1, window]) == [true, true, false, true])
+        // Asked outside the window: an unanswered request waits the full retry interval.
+        let late = window + 10_000
+        #expect(run([0, nil, late, late + Gate.retryMicros - 1, late + Gate.retryMicros]) == [true, true, false, true])
+    }
+
     @Test func theFirstRequestGoesAtOnceEvenAtTimeZero() {
         // A key frame before anyone asked changes nothing.
         #expect(run([nil, 0, 1]) == [true, false])
