@@ -3,10 +3,7 @@ import SluiceJSON
 /// One incoming message that passed envelope validation.
 enum RPCEnvelope: Equatable {
     /// `id` is a number, a string or null, echoed back as given.
-    case request(id: JSONValue, method: String, params: JSONObject?)
-    /// Params given as an array: a valid JSON-RPC 2.0 envelope, but every method here takes
-    /// named params, so it is answered -32602 after the checks that come first.
-    case positionalRequest(id: JSONValue, method: String)
+    case request(id: JSONValue, method: String, params: RPCParams)
     /// No `id` member: never answered, never acted on.
     case notification(method: String)
 }
@@ -50,13 +47,11 @@ extension RPCEnvelope {
         }
         guard object["jsonrpc"]?.stringValue == "2.0" else { throw invalid("'jsonrpc' must be \"2.0\"") }
         guard let method = object["method"]?.stringValue else { throw invalid("'method' must be a string") }
-        var params: JSONObject?
+        let params: RPCParams
         switch object["params"] {
-        case nil: break
-        case .object(let members): params = members
-        case .array:
-            guard let id else { return .notification(method: method) }
-            return .positionalRequest(id: id, method: method)
+        case nil: params = RPCParams(nil)
+        case .object(let members): params = RPCParams(members)
+        case .array: params = .positional
         default: throw invalid("'params' must be an object")
         }
         guard let id else { return .notification(method: method) }
@@ -70,7 +65,7 @@ extension RPCEnvelope {
         // JSONValue takes `nil` as JSON null, so "no reply" is spelled `.none`.
         do {
             switch try parse(bytes) {
-            case .request(let id, _, _), .positionalRequest(let id, _): return .some(id)
+            case .request(let id, _, _): return .some(id)
             case .notification: return .none
             }
         } catch {

@@ -2,11 +2,26 @@ import SluiceJSON
 import SluiceMedia
 
 /// Typed access to a request's params; every failure is -32602 naming the field.
-struct RPCParams {
+struct RPCParams: Equatable {
     let members: JSONObject
+    /// Given as an array: a valid JSON-RPC 2.0 envelope, but every method here takes named
+    /// params (`requireNamed`).
+    let isPositional: Bool
 
     init(_ members: JSONObject?) {
         self.members = members ?? JSONObject()
+        isPositional = false
+    }
+
+    private init(positional: Void) {
+        members = JSONObject()
+        isPositional = true
+    }
+
+    static let positional = RPCParams(positional: ())
+
+    func requireNamed() throws(RPCError) {
+        if isPositional { throw .invalidParams("'params' must be an object") }
     }
 
     func requiredString(_ name: String) throws(RPCError) -> String {

@@ -214,19 +214,9 @@ public final class SessionManager {
             }
             return
         }
-        let id: JSONValue, method: String, params: JSONObject?
-        switch envelope {
-        case .notification:
+        guard case .request(let id, let method, let params) = envelope else {
             log.debug("connection \(session.connectionID): notification ignored")
             return
-        case .positionalRequest(let requestID, let name):
-            // The checks before params still come first (PROTOCOL.md "Which error wins").
-            let error: RPCError = name != "connect" && session.sessionID == nil ? .notConnected
-                : !Self.methods.contains(name) ? .methodNotFound(name) : .invalidParams("'params' must be an object")
-            reject(session, id: requestID, error)
-            return
-        case .request(let requestID, let name, let members):
-            (id, method, params) = (requestID, name, members)
         }
         var followUp = FollowUp.none
         do throws(RPCError) {
@@ -290,13 +280,17 @@ public final class SessionManager {
 
     // MARK: - Methods
 
-    private func dispatch(id: JSONValue, method: String, params: JSONObject?, session: RPCSession,
+    /// Checks in the order of PROTOCOL.md "Which error wins": not connected (1000), unknown
+    /// method (-32601), then params (-32602) and the method's own errors.
+    private func dispatch(id: JSONValue, method: String, params: RPCParams, session: RPCSession,
                           followUp: inout FollowUp) throws(RPCError) -> JSONValue {
+        if method != "connect" && session.sessionID == nil { throw .notConnected }
+        guard Self.methods.contains(method) else { throw .methodNotFound(method) }
+        try params.requireNamed()
         if method == "connect" {
-            return try connect(RPCParams(params), id: id, session: session, followUp: &followUp)
+            return try connect(params, id: id, session: session, followUp: &followUp)
         }
         guard let sessionID = session.sessionID else { throw .notConnected }
-        let params = RPCParams(params)
         switch method {
         case "publish":
             return try publish(params, id: id, session: session, sessionID: sessionID, followUp: &followUp)
@@ -353,7 +347,7 @@ public final class SessionManager {
         }
     }
 
-    /// Every method `dispatch` knows.
+    /// Every method `dispatch` knows: one list, checked before params.
     static let methods: Set<String> = ["connect", "publish", "play", "update", "mute", "unmute", "stop", "getStats",
                                        "ping", "disconnect"]
 

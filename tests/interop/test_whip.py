@@ -14,7 +14,7 @@ import pytest
 from chromium import chromium_page
 from media import Player, Publisher
 from sessions import close_all, play, publish
-from test_hooks import HOOKED_APP, SECRET, HookReceiver
+from test_hooks import HOOKED_APP, SECRET, receiver  # noqa: F401 (receiver is a fixture)
 
 APP_KEY = "defaultApp"
 WIDTH, HEIGHT = 640, 480
@@ -22,18 +22,10 @@ FRAMES = 60
 
 
 @pytest.fixture
-def hook_receiver():
-    r = HookReceiver()
-    r.start()
-    yield r
-    r.stop()
-
-
-@pytest.fixture
-def server_config_overrides(hook_receiver):
+def server_config_overrides(receiver):
     return {"apps": [
         {"key": APP_KEY},
-        {"key": HOOKED_APP, "hooks": {"url": hook_receiver.url, "secret": SECRET, "timeoutMs": 2000}},
+        {"key": HOOKED_APP, "hooks": {"url": receiver.url, "secret": SECRET, "timeoutMs": 2000}},
     ]}
 
 
@@ -249,8 +241,8 @@ async def _whip_errors(server, figures):
             await peer.close()
 
 
-def test_whip_waits_for_hooks(server, hook_receiver, figures):
-    asyncio.run(_whip_hooks(server, hook_receiver, figures))
+def test_whip_waits_for_hooks(server, receiver, figures):
+    asyncio.run(_whip_hooks(server, receiver, figures))
 
 
 async def _whip_hooks(server, receiver, figures):
