@@ -23,5 +23,6 @@ let package = Package(
         fuzzTarget("FuzzJSONRPC", ["SluiceJSON", "SluiceSignaling"]),
         fuzzTarget("FuzzWebSocketFrame", ["SluiceClient"]),
         fuzzTarget("FuzzHTTP", ["SluiceJSON", "SluiceSignaling", "SluiceServer"]),
+        fuzzTarget("FuzzJWT", ["SluiceSignaling"]),
     ]
 )

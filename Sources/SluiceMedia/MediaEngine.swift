@@ -96,7 +96,8 @@ public final class MediaEngine: @unchecked Sendable {
                                       wait: false, worker: worker)
         let media = workerMedia[worker]
         let constraints = request.constraints
-        workers[worker].execute { media.addPublisher(parameters, constraints: constraints) }
+        let caps = request.caps
+        workers[worker].execute { media.addPublisher(parameters, constraints: constraints, caps: caps) }
         emitStatus(handle, .pending, info: nil, ends: false)
         return MediaAnswer(handle: handle, sdp: answer)
     }

@@ -45,6 +45,8 @@ public enum StatusInfo {
     public static let restTerminate = "Stopped by rest /terminate"
     public static let restrictedAccess = "Restricted access"
     public static let constraintsExceedLimits = "Constraints exceed limits"
+    /// A publisher stopped for staying over a cap: "Failed by limit maxWidth".
+    public static func limitExceeded(_ limit: String) -> String { "Failed by limit \(limit)" }
 }
 
 public enum MediaKind: String, Sendable {
@@ -129,12 +131,32 @@ public struct PublishRequest: Sendable {
     public var stream: String
     public var offer: String
     public var constraints: StreamConstraints
+    /// Size and rate caps checked against what arrives (`limitExceeded`); none by default.
+    public var caps: PublishCaps
 
-    public init(session: SessionID, stream: String, offer: String, constraints: StreamConstraints) {
+    public init(session: SessionID, stream: String, offer: String, constraints: StreamConstraints,
+                caps: PublishCaps = PublishCaps()) {
         self.session = session
         self.stream = stream
         self.offer = offer
         self.constraints = constraints
+        self.caps = caps
+    }
+}
+
+/// A publisher's caps on what it really sends (docs/protocol.md section 6, "Access tokens").
+public struct PublishCaps: Sendable, Equatable {
+    public var maxWidth: Int?
+    public var maxHeight: Int?
+    public var maxFps: Int?
+    /// Stop it once a cap is exceeded, with "Failed by limit <name>".
+    public var stopWhenExceeded: Bool
+
+    public init(maxWidth: Int? = nil, maxHeight: Int? = nil, maxFps: Int? = nil, stopWhenExceeded: Bool = false) {
+        self.maxWidth = maxWidth
+        self.maxHeight = maxHeight
+        self.maxFps = maxFps
+        self.stopWhenExceeded = stopWhenExceeded
     }
 }
 

@@ -32,6 +32,8 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     private let transportCCID: UInt8?
     /// The publish's bitrate cap (kbit/s), told to the publisher by REMB.
     private(set) var bitrateCapKbps: Int?
+    /// Size and rate caps checked against what arrives, once a second.
+    var capWatch = PublishCapWatch(caps: PublishCaps())
 
     struct AudioTrack {
         let parameters: TrackParameters
@@ -207,6 +209,22 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
                                         temporalLayer: temporalLayer, clockRate: clockRate, audioLevel: nil, now: now))
     }
 
+    /// `limitExceeded` to the publisher for a cap its top layer stayed over, and the stop
+    /// when the app asks for it (the control plane ends the handle on `.failed`).
+    private func checkCaps(now: UInt64) {
+        guard capWatch.caps.maxWidth != nil || capWatch.caps.maxHeight != nil || capWatch.caps.maxFps != nil,
+              let top = layers.max(by: { $0.width * $0.height < $1.width * $1.height }) else { return }
+        for exceeded in capWatch.observe(width: top.width, height: top.height, fps: top.frames.fps, now: now) {
+            report(.streamEvent(parameters.handle, type: "limitExceeded", by: "server",
+                                data: ["limit": .string(exceeded.limit.rawValue), "value": .int(exceeded.value),
+                                       "max": .int(exceeded.max)]))
+            if capWatch.caps.stopWhenExceeded {
+                report(.failed(parameters.handle, info: StatusInfo.limitExceeded(exceeded.limit.rawValue)))
+                return
+            }
+        }
+    }
+
     /// The top layer's size is the stream's size: report a change as `resize`.
     private func layerSizeChanged() {
         guard let top = layers.max(by: { $0.width * $0.height < $1.width * $1.height }),
@@ -298,6 +316,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
             sendBitrateCap()
         }
         router?.layersMeasured(now: now)
+        checkCaps(now: now)
         updateQuality()
         statsBoard?.publish(stats(now: now))
     }

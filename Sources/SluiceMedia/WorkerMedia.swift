@@ -17,9 +17,10 @@ final class WorkerMedia {
         self.security = security
     }
 
-    func addPublisher(_ parameters: EndpointParameters, constraints: StreamConstraints) {
+    func addPublisher(_ parameters: EndpointParameters, constraints: StreamConstraints, caps: PublishCaps = PublishCaps()) {
         guard let transport = makeTransport(parameters) else { return }
         let producer = Producer(parameters: parameters, transport: transport, statsBoard: statsBoard)
+        producer.capWatch = PublishCapWatch(caps: caps)
         producer.report = report
         producer.setBitrateCap(constraints.video?.bitrateKbps ?? constraints.video?.maxBitrateKbps)
         transport.delegate = producer

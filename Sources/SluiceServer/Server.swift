@@ -42,7 +42,8 @@ public final class Server {
             HookSettings(url: url, secret: app.hooksSecret, timeoutMs: app.hooksTimeoutMs)
         }
         return SignalingConfig.App(key: app.key, hooks: hooks, limits: PublishLimits(
-            maxBitrateKbps: app.maxBitrateKbps, maxWidth: app.maxWidth, maxHeight: app.maxHeight, maxFps: app.maxFps))
+            maxBitrateKbps: app.maxBitrateKbps, maxWidth: app.maxWidth, maxHeight: app.maxHeight, maxFps: app.maxFps),
+            secrets: app.secrets, requireToken: app.requireToken, stopWhenExceeded: app.stopWhenExceeded)
     }
 
     public func start() throws {

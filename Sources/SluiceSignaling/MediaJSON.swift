@@ -5,12 +5,14 @@ import SluiceMedia
 /// `streamStatus` / `streamEvent` notification params. Public: the admin API shows the same
 /// objects.
 public enum MediaJSON {
-    public static func stats(_ stats: HandleStats) -> JSONValue {
+    /// `identity`: the token's `sub` of the handle's session, when it has one.
+    public static func stats(_ stats: HandleStats, identity: String? = nil) -> JSONValue {
         var object: JSONObject = [
             "handle": .string(stats.handle),
             "stream": .string(stats.stream),
             "role": .string(stats.role.rawValue),
         ]
+        if let identity { object["identity"] = .string(identity) }
         if let audio = stats.audio { object["audio"] = kindStats(audio, video: false) }
         if let video = stats.video { object["video"] = kindStats(video, video: true) }
         // Before the first report there is nothing to score: the handle shows the score of no

@@ -27,3 +27,30 @@ public struct PublishLimits: Sendable, Equatable {
             && within(video.width, maxWidth) && within(video.height, maxHeight) && within(video.fps, maxFps)
     }
 }
+
+extension PublishLimits {
+    /// The tighter of two sets of caps, cap by cap (the app's limits and a token's).
+    public func tightened(by other: PublishLimits) -> PublishLimits {
+        func lower(_ a: Int?, _ b: Int?) -> Int? {
+            switch (a, b) {
+            case let (a?, b?): return min(a, b)
+            default: return a ?? b
+            }
+        }
+        return PublishLimits(maxBitrateKbps: lower(maxBitrateKbps, other.maxBitrateKbps),
+                             maxWidth: lower(maxWidth, other.maxWidth),
+                             maxHeight: lower(maxHeight, other.maxHeight),
+                             maxFps: lower(maxFps, other.maxFps))
+    }
+
+    /// Publish constraints with the bitrate cap folded in, so that it reaches the publisher as
+    /// TIAS and REMB even when it declared no bitrate (a declared one is within the cap, or the
+    /// publish was refused with 1009).
+    public func applied(to constraints: StreamConstraints) -> StreamConstraints {
+        guard let cap = maxBitrateKbps, var video = constraints.video else { return constraints }
+        if video.bitrateKbps == nil && video.maxBitrateKbps == nil { video.maxBitrateKbps = cap }
+        var out = constraints
+        out.video = video
+        return out
+    }
+}

@@ -49,6 +49,16 @@ extension RPCError {
     public static let unknownHandle = RPCError(code: 1007, message: "Unknown handle", reason: "UNKNOWN_HANDLE")
     public static let rateLimitExceeded = RPCError(code: 1008, message: "Rate limit exceeded", reason: "LIMIT_REACHED")
 
+    /// 1011: the access token was refused; `reason` tells why.
+    public init(_ error: AccessTokenError) {
+        self.init(code: 1011, message: error.message, reason: error.reason)
+    }
+
+    /// 1012: outside the token's grants. `what`: "publish of 'cam1'".
+    public static func notGranted(_ what: String) -> RPCError {
+        RPCError(code: 1012, message: "Not granted by the token: \(what)", reason: "NOT_GRANTED")
+    }
+
     public static func limitReached(_ what: String) -> RPCError {
         RPCError(code: 1008, message: "Limit reached: \(what)", reason: "LIMIT_REACHED")
     }

@@ -20,6 +20,10 @@ public final class RPCSession {
     public let connectionID: Int
     public internal(set) var state: State = .awaitingConnect
     public internal(set) var appKey: String?
+    /// The access token's `sub`, when the session connected with a token that has one.
+    public internal(set) var identity: String?
+    /// What the session may publish and play: its token's grants, or everything.
+    public internal(set) var grants = AccessGrants.unrestricted
     var output: SessionOutput?
     var handles: [StreamHandle: HandleRecord] = [:]
     var rateLimiter: RequestRateLimiter

@@ -300,9 +300,13 @@ public final class SessionManager {
             let handle = try params.handle()
             let constraints = try params.constraints(required: true)
             try requireHandle(handle, of: session)
-            if session.handleRoles[handle] == .publish { try requireWithinLimits(constraints, session: session) }
+            var applied = constraints
+            if session.handleRoles[handle] == .publish {
+                try requireWithinLimits(constraints, session: session)
+                applied = publishLimits(of: session).applied(to: constraints)
+            }
             do {
-                try media.update(handle: handle, constraints: constraints)
+                try media.update(handle: handle, constraints: applied)
             } catch {
                 throw RPCError(error)
             }
@@ -332,7 +336,7 @@ public final class SessionManager {
             let handle = try params.handle()
             try requireHandle(handle, of: session)
             do {
-                return MediaJSON.stats(try media.stats(handle: handle))
+                return MediaJSON.stats(try media.stats(handle: handle), identity: session.identity)
             } catch {
                 if error == .unknownHandle { session.handles[handle] = nil }
                 throw RPCError(error)
@@ -355,15 +359,28 @@ public final class SessionManager {
                          followUp: inout FollowUp) throws(RPCError) -> JSONValue {
         // A second connect is a state error of the request itself, like 1000 before connect.
         guard session.sessionID == nil else { throw .invalidRequest("the session is already connected") }
-        let appKey = try params.requiredString("appKey")
-        _ = try params.optionalString("token")
+        let token = try params.optionalString("token")
+        // With a token the app key may be left out: the token's `iss` names the app.
+        let givenKey = token == nil ? try params.requiredString("appKey") : try params.optionalString("appKey")
         let custom = try params.optionalObject("custom")
         _ = try params.optionalString("clientVersion")
-        guard config.app(withKey: appKey) != nil else {
-            followUp = .rejectAppKey
-            throw .unknownAppKey
+        let access: SessionAccess
+        do throws(AccessRefusal) {
+            access = try checkAccess(appKey: givenKey, token: token)
+        } catch {
+            switch error {
+            case .unknownAppKey:
+                followUp = .rejectAppKey
+                throw .unknownAppKey
+            case .token(let refusal):
+                throw RPCError(refusal)
+            }
         }
+        let appKey = access.appKey
         guard connected.count < config.maxSessions else { throw .limitReached("sessions") }
+        // Before the connect hook, whose body carries the identity.
+        session.identity = access.identity
+        session.grants = access.grants
         var id = makeSessionID()
         while connected[id] != nil { id = SessionManager.randomSessionID() }
         session.hooks.custom = custom
@@ -387,14 +404,16 @@ public final class SessionManager {
         session.state = .connected(id)
         session.appKey = appKey
         connected[id] = session
-        log.info("connection \(session.connectionID): session \(id) connected with app key \(appKey)")
-        return ["sessionId": .string(id), "serverVersion": .string(config.serverVersion), "iceServers": []]
+        log.info("connection \(session.connectionID): session \(id) connected with app key \(appKey)"
+                 + (session.identity.map { " as \"\($0)\"" } ?? ""))
+        var result: JSONObject = ["sessionId": .string(id), "serverVersion": .string(config.serverVersion), "iceServers": []]
+        if let identity = session.identity { result["identity"] = .string(identity) }
+        return .object(result)
     }
 
     /// 1009 when a publisher asks for more than its app allows.
     private func requireWithinLimits(_ constraints: StreamConstraints, session: RPCSession) throws(RPCError) {
-        guard let key = session.appKey, let app = config.app(withKey: key) else { return }
-        if !app.limits.allow(constraints) { throw RPCError(MediaError.constraintsExceedLimits) }
+        if !publishLimits(of: session).allow(constraints) { throw RPCError(MediaError.constraintsExceedLimits) }
     }
 
     private func publish(_ params: RPCParams, id requestID: JSONValue, session: RPCSession, sessionID: SessionID,
@@ -404,9 +423,15 @@ public final class SessionManager {
         let constraints = try params.constraints()
         let record = try params.optionalBool("record", default: false)
         let custom = try params.optionalObject("custom")
+        try requireGrant(.publish, stream: stream, record: record, session: session)
         try requireHandleCapacity(session)
         try requireWithinLimits(constraints, session: session)
-        let request = PublishRequest(session: sessionID, stream: stream, offer: sdp, constraints: constraints)
+        let limits = publishLimits(of: session)
+        let request = PublishRequest(session: sessionID, stream: stream, offer: sdp,
+                                     constraints: limits.applied(to: constraints),
+                                     caps: PublishCaps(maxWidth: limits.maxWidth, maxHeight: limits.maxHeight,
+                                                       maxFps: limits.maxFps,
+                                                       stopWhenExceeded: stopsWhenExceeded(session)))
         let start = { [unowned self] (session: RPCSession) throws(RPCError) -> JSONValue in
             let answer: MediaAnswer
             do throws(MediaError) {
@@ -439,6 +464,7 @@ public final class SessionManager {
         let constraints = try params.constraints()
         let wait = try params.optionalBool("wait", default: false)
         let custom = try params.optionalObject("custom")
+        try requireGrant(.play, stream: stream, record: false, session: session)
         try requireHandleCapacity(session)
         let request = PlayRequest(session: sessionID, stream: stream, offer: sdp, constraints: constraints, wait: wait)
         let start = { [unowned self] (session: RPCSession) throws(RPCError) -> JSONValue in

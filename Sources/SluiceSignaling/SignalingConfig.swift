@@ -7,11 +7,21 @@ public struct SignalingConfig: Sendable {
         public var hooks: HookSettings?
         /// Caps on publish constraints; a publish or update over them gets 1009.
         public var limits: PublishLimits
+        /// Secrets that sign the app's access tokens (HS256); several while one rotates.
+        public var secrets: [String]
+        /// Refuse `connect` with the app key alone (TOKEN_REQUIRED).
+        public var requireToken: Bool
+        /// Stop a publisher whose top layer stays over `maxWidth`, `maxHeight` or `maxFps`.
+        public var stopWhenExceeded: Bool
 
-        public init(key: String, hooks: HookSettings? = nil, limits: PublishLimits = PublishLimits()) {
+        public init(key: String, hooks: HookSettings? = nil, limits: PublishLimits = PublishLimits(),
+                    secrets: [String] = [], requireToken: Bool = false, stopWhenExceeded: Bool = false) {
             self.key = key
             self.hooks = hooks
             self.limits = limits
+            self.secrets = secrets
+            self.requireToken = requireToken
+            self.stopWhenExceeded = stopWhenExceeded
         }
     }
 
@@ -45,5 +55,10 @@ public struct SignalingConfig: Sendable {
 
     func app(withKey key: String) -> App? {
         apps.first { $0.key == key }
+    }
+
+    /// Checks the apps' access tokens with their secrets.
+    var tokenVerifier: AccessTokenVerifier {
+        AccessTokenVerifier(secrets: Dictionary(apps.map { ($0.key, $0.secrets) }, uniquingKeysWith: { a, _ in a }))
     }
 }

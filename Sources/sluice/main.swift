@@ -2,12 +2,29 @@ import Glibc
 import SluiceServer
 
 /// sluice [--config FILE] [--check-config] [--version]
+/// sluice token create --app KEY ... (TokenCommand.usage)
 /// Exit codes: 0 after a clean shutdown, 2 for bad flags or an invalid config, 1 when the
 /// server cannot start (a port in use, for example).
 
 func usage() -> Never {
     fputs("usage: sluice [--config FILE] [--check-config] [--version]\n", stderr)
     exit(2)
+}
+
+// `sluice token create ...` mints an access token and exits.
+if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "token" {
+    do {
+        let command = try TokenCommand(arguments: Array(CommandLine.arguments.dropFirst(2)))
+        let config = try ServerConfig.load(path: command.configPath)
+        print(try command.token(config: config))
+        exit(0)
+    } catch let error as TokenCommand.UsageError {
+        fputs("sluice token: \(error)\n\(TokenCommand.usage)\n", stderr)
+        exit(2)
+    } catch {
+        fputs("sluice token: \(error)\n", stderr)
+        exit(2)
+    }
 }
 
 var configPath = "conf/sluice.json"

@@ -1,3 +1,4 @@
+import Foundation
 import SluiceJSON
 @testable import SluiceSignaling
 import Testing
@@ -52,7 +53,10 @@ import Testing
         func appKey(_ header: String?) -> Result<String, WHIPError> {
             var request = HTTPRequest(method: "POST", path: "/whip/cam")
             if let header { request.headers["authorization"] = header }
-            return WHIPAuthorization.appKey(of: request) { $0 == "demo" }
+            return WHIPAuthorization.credential(of: request, isAppKey: { $0 == "demo" }) { key, _ throws(AccessRefusal) in
+                guard key == "demo" else { throw .unknownAppKey }
+                return SessionAccess(appKey: "demo", identity: nil, grants: .unrestricted)
+            }.map(\.appKey)
         }
         #expect(try appKey("Bearer demo").get() == "demo")
         #expect(try appKey("bearer  demo ").get() == "demo")
@@ -65,6 +69,35 @@ import Testing
         #expect(unknown.status == 401)
         #expect(unknown.reason == "UNKNOWN_APP_KEY")
         #expect(unknown.headers.first { $0.name == "www-authenticate" }?.value.contains("invalid_token") == true)
+    }
+
+    @Test func bearerOfATokensFormIsCheckedAsAToken() throws {
+        let verifier = AccessTokenVerifier(secrets: ["demo": [testSecret]])
+        func credential(_ bearer: String) -> Result<WHIPAuthorization.Credential, WHIPError> {
+            var request = HTTPRequest(method: "POST", path: "/whip/cam")
+            request.headers["authorization"] = "Bearer " + bearer
+            return WHIPAuthorization.credential(of: request, isAppKey: { $0 == "demo" }) { key, token throws(AccessRefusal) in
+                guard let token else { throw key == "demo" ? .token(.required) : .unknownAppKey }
+                do throws(AccessTokenError) {
+                    let t = try verifier.verify(token, now: Date().timeIntervalSince1970)
+                    return SessionAccess(appKey: t.appKey, identity: t.identity, grants: t.grants)
+                } catch {
+                    throw .token(error)
+                }
+            }
+        }
+        let now = Int64(Date().timeIntervalSince1970)
+        let good = forgeToken(claims: ["iss": "demo", "exp": JSONValue(now + 60)])
+        let ok = try credential(good).get()
+        #expect(ok.appKey == "demo" && ok.token == good)
+        // An app that requires tokens refuses its key; a refused token is 401 with its reason.
+        guard case .failure(let required) = credential("demo") else { Issue.record("key passed"); return }
+        #expect(required.status == 401 && required.reason == "TOKEN_REQUIRED")
+        guard case .failure(let expired) = credential(forgeToken(claims: ["iss": "demo", "exp": JSONValue(now - 600)])) else {
+            Issue.record("expired token passed"); return
+        }
+        #expect(expired.status == 401 && expired.reason == "TOKEN_EXPIRED")
+        #expect(expired.headers.first { $0.name == "www-authenticate" }?.value.contains("invalid_token") == true)
     }
 
     @Test func sessionErrorsMapToStatuses() throws {
@@ -80,6 +113,8 @@ import Testing
             (.invalidParams("'stream' must be ..."), 400, "BAD_REQUEST"),
             (.internalError("x"), 500, "INTERNAL_ERROR"),
             (.notConnected, 500, "INTERNAL_ERROR"),
+            (RPCError(AccessTokenError.expired), 401, "TOKEN_EXPIRED"),
+            (.notGranted("publish of 'cam'"), 403, "NOT_GRANTED"),
         ]
         for (rpc, status, reason) in table {
             let error = WHIPError(rpc)

@@ -61,7 +61,7 @@ public final class AdminAPI {
             guard Self.isRead(request) else { return Self.methodNotAllowed("GET") }
             let sessionOf = handleSessions()
             let views = media.streamViews().map { view in
-                AdminJSON.stream(view, appKey: appKey(of: view), sessionOf: sessionOf)
+                AdminJSON.stream(view, appKey: appKey(of: view), sessionOf: sessionOf, identityOf: identity(of:))
             }
             return .json(["streams": .array(views)])
         case 1:
@@ -69,7 +69,7 @@ public final class AdminAPI {
             switch request.method {
             case "GET", "HEAD":
                 guard let view = media.streamView(name) else { return Self.streamNotFound(name) }
-                return .json(AdminJSON.stream(view, appKey: appKey(of: view), sessionOf: handleSessions()))
+                return .json(AdminJSON.stream(view, appKey: appKey(of: view), sessionOf: handleSessions(), identityOf: identity(of:)))
             case "DELETE":
                 return terminate(name)
             default:
@@ -112,6 +112,11 @@ public final class AdminAPI {
 
     private func appKey(of view: StreamView) -> String? {
         view.publisherSession.flatMap { sessions.session(withID: $0)?.appKey }
+    }
+
+    /// The token identity of a connected session, if it has one.
+    private func identity(of session: SessionID) -> String? {
+        sessions.session(withID: session)?.identity
     }
 
     /// Which session owns each handle, from the sessions' own records.

@@ -5,23 +5,28 @@ import SluiceSignaling
 /// The JSON shapes of the admin API. Per-kind figures use the field names of PROTOCOL.md
 /// section 3, the same as `getStats`.
 enum AdminJSON {
-    /// `appKey` is the publisher's app; `sessionOf` maps handles to their sessions.
-    static func stream(_ view: StreamView, appKey: String?, sessionOf: [StreamHandle: SessionID]) -> JSONValue {
+    /// `appKey` is the publisher's app; `sessionOf` maps handles to their sessions, and
+    /// `identityOf` sessions to their token's identity.
+    static func stream(_ view: StreamView, appKey: String?, sessionOf: [StreamHandle: SessionID],
+                       identityOf: (SessionID) -> String?) -> JSONValue {
         var object: JSONObject = ["name": .string(view.name)]
         object["appKey"] = appKey.map { .string($0) } ?? .null
+        func entry(_ stats: HandleStats, _ session: SessionID?) -> JSONValue {
+            handle(stats, session: session, identity: session.flatMap(identityOf))
+        }
         if let publisher = view.publisher {
-            object["publisher"] = handle(publisher, session: view.publisherSession ?? sessionOf[publisher.handle])
+            object["publisher"] = entry(publisher, view.publisherSession ?? sessionOf[publisher.handle])
         } else {
             object["publisher"] = .null
         }
-        object["players"] = .array(view.players.map { handle($0, session: sessionOf[$0.handle]) })
+        object["players"] = .array(view.players.map { entry($0, sessionOf[$0.handle]) })
         object["muted"] = ["audio": mute(view.audioMuted), "video": mute(view.videoMuted)]
         return .object(object)
     }
 
     /// The `getStats` object of the handle, with the session that owns it.
-    static func handle(_ stats: HandleStats, session: SessionID?) -> JSONValue {
-        guard case .object(var object) = MediaJSON.stats(stats) else { return .null }
+    static func handle(_ stats: HandleStats, session: SessionID?, identity: String?) -> JSONValue {
+        guard case .object(var object) = MediaJSON.stats(stats, identity: identity) else { return .null }
         object["session"] = session.map { .string($0) } ?? .null
         return .object(object)
     }
@@ -39,6 +44,7 @@ enum AdminJSON {
         }
         var object: JSONObject = ["id": .string(id)]
         object["appKey"] = session.appKey.map { .string($0) } ?? .null
+        if let identity = session.identity { object["identity"] = .string(identity) }
         object["handles"] = .array(handles)
         return .object(object)
     }

@@ -47,6 +47,14 @@ struct ConfigReader {
         return Int(number)
     }
 
+    func bool(_ key: String, default fallback: Bool) throws(ConfigError) -> Bool {
+        guard let value = object[key] else { return fallback }
+        guard let flag = value.boolValue else {
+            throw ConfigError(key: name(key), problem: "must be true or false, not \(value.kindDescription)")
+        }
+        return flag
+    }
+
     func strings(_ key: String, default fallback: [String]) throws(ConfigError) -> [String] {
         guard let value = object[key] else { return fallback }
         guard let array = value.arrayValue else {

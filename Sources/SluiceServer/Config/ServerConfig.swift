@@ -14,6 +14,12 @@ public struct ServerConfig: Sendable {
         public var maxWidth: Int? = nil
         public var maxHeight: Int? = nil
         public var maxFps: Int? = nil
+        /// `limits.stopWhenExceeded`: stop a publisher that stays over a size or rate cap.
+        public var stopWhenExceeded = false
+        /// Secrets that sign the app's access tokens (HS256); the first signs `sluice token create`.
+        public var secrets: [String] = []
+        /// Refuse `connect` with the app key alone.
+        public var requireToken = false
     }
 
     public var httpHost = "127.0.0.1"
@@ -90,7 +96,7 @@ public struct ServerConfig: Sendable {
             }
             var apps: [App] = []
             for (i, item) in array.enumerated() {
-                let app = try ConfigReader(item, path: "apps[\(i)]", known: ["key", "hooks", "limits"])
+                let app = try ConfigReader(item, path: "apps[\(i)]", known: ["key", "hooks", "limits", "secrets", "requireToken"])
                 guard let key = app.object["key"]?.stringValue, !key.isEmpty else {
                     throw ConfigError(key: "apps[\(i)].key", problem: "is required and must be a non-empty string")
                 }
@@ -105,7 +111,7 @@ public struct ServerConfig: Sendable {
                 }
                 var entry = App(key: key, hooksURL: url, hooksSecret: secret,
                                 hooksTimeoutMs: try hooks.int("timeoutMs", default: 5000, range: 100...60000))
-                let limits = try app.child("limits", known: ["maxBitrateKbps", "maxWidth", "maxHeight", "maxFps"])
+                let limits = try app.child("limits", known: ["maxBitrateKbps", "maxWidth", "maxHeight", "maxFps", "stopWhenExceeded"])
                 func cap(_ name: String, _ range: ClosedRange<Int>) throws(ConfigError) -> Int? {
                     limits.object[name] == nil ? nil : try limits.int(name, default: 0, range: range)
                 }
@@ -113,6 +119,16 @@ public struct ServerConfig: Sendable {
                 entry.maxWidth = try cap("maxWidth", 1...16384)
                 entry.maxHeight = try cap("maxHeight", 1...16384)
                 entry.maxFps = try cap("maxFps", 1...1000)
+                entry.stopWhenExceeded = try limits.bool("stopWhenExceeded", default: false)
+                entry.secrets = try app.strings("secrets", default: [])
+                for (j, secret) in entry.secrets.enumerated() where secret.utf8.count < 32 {
+                    // HS256 keys shorter than the hash (RFC 7518 3.2) are guessable offline.
+                    throw ConfigError(key: "apps[\(i)].secrets[\(j)]", problem: "must be at least 32 bytes long, not \(secret.utf8.count)")
+                }
+                entry.requireToken = try app.bool("requireToken", default: false)
+                if entry.requireToken && entry.secrets.isEmpty {
+                    throw ConfigError(key: "apps[\(i)].requireToken", problem: "needs at least one secret in apps[\(i)].secrets to check tokens with")
+                }
                 apps.append(entry)
             }
             config.apps = apps

@@ -114,7 +114,7 @@ extension SessionManager {
 
     /// `streamEvent` types that reach the hooks; `resize` and `connectionQuality` do not.
     static let hookedEventTypes: Set<String> = [
-        "audioMuted", "audioUnmuted", "videoMuted", "videoUnmuted", "layerChanged", "notEnoughBandwidth",
+        "audioMuted", "audioUnmuted", "videoMuted", "videoUnmuted", "layerChanged", "notEnoughBandwidth", "limitExceeded",
     ]
 
     /// The session ended after its handles' last statuses went out: `disconnect`.
@@ -140,9 +140,11 @@ extension SessionManager {
             "event": .string(event.rawValue),
             "appKey": .string(appKey),
             "sessionId": .string(sessionID),
-            "seq": JSONValue(session.hooks.nextSeq()),
-            "timestamp": JSONValue(wallClockMillis()),
         ]
+        // The token's `sub`, for sessions that connected with one that has it.
+        if let identity = session.identity { body["identity"] = .string(identity) }
+        body["seq"] = JSONValue(session.hooks.nextSeq())
+        body["timestamp"] = JSONValue(wallClockMillis())
         for (key, value) in fields { body[key] = value }
         body["custom"] = .object(custom ?? JSONObject())
         return body

@@ -73,9 +73,9 @@ public final class WHIPEndpoint {
     /// nil when the answer comes later, from the resource.
     private func start(_ request: HTTPRequest, path: WHIPPath, responder: HTTPResponder) -> HTTPResponse? {
         let constraints: JSONValue?
-        let appKey: String
+        let credential: WHIPAuthorization.Credential
         do throws(WHIPError) {
-            appKey = try authorize(request)
+            credential = try authorize(request)
             guard RPCParams.isValidStreamName(path.stream) else {
                 throw .badRequest("Stream names are 1 to 128 characters from [A-Za-z0-9._~-]")
             }
@@ -94,7 +94,7 @@ public final class WHIPEndpoint {
         while resources[id] != nil { id = SessionManager.randomSessionID() }
         var resourcePath = path
         resourcePath.resourceID = id
-        let resource = WHIPResource(id: id, path: resourcePath, appKey: appKey)
+        let resource = WHIPResource(id: id, path: resourcePath, appKey: credential.appKey)
         resource.onAnswer = { [unowned self, unowned resource] result in
             switch result {
             case .success(let sdp):
@@ -115,8 +115,8 @@ public final class WHIPEndpoint {
         resources[id] = resource
         log.debug("\(path.kind.rawValue) \(path.stream): resource \(id) is connection \(session.connectionID)")
 
-        sessions.receive(Self.request(WHIPResource.connectRequestID, "connect", ["appKey": .string(appKey)]),
-                         from: session)
+        let connect: JSONObject = credential.token.map { ["token": .string($0)] } ?? ["appKey": .string(credential.appKey)]
+        sessions.receive(Self.request(WHIPResource.connectRequestID, "connect", connect), from: session)
         var params: JSONObject = ["stream": .string(path.stream),
                                   "sdp": .string(String(decoding: request.body, as: UTF8.self))]
         if let constraints { params["constraints"] = constraints }
@@ -170,15 +170,18 @@ public final class WHIPEndpoint {
 
     /// The live resource at `path` that the token's app owns; another app's is not found either.
     private func lookUp(_ request: HTTPRequest, path: WHIPPath, id: String) throws(WHIPError) -> WHIPResource {
-        let appKey = try authorize(request)
+        let appKey = try authorize(request).appKey
         guard let resource = resources[id], resource.path == path, resource.appKey == appKey else {
             throw WHIPError(status: 404, message: "No such \(path.kind.rawValue.uppercased()) resource", reason: "NOT_FOUND")
         }
         return resource
     }
 
-    private func authorize(_ request: HTTPRequest) throws(WHIPError) -> String {
-        try WHIPAuthorization.appKey(of: request) { sessions.config.app(withKey: $0) != nil }.get()
+    private func authorize(_ request: HTTPRequest) throws(WHIPError) -> WHIPAuthorization.Credential {
+        try WHIPAuthorization.credential(of: request, isAppKey: { sessions.config.app(withKey: $0) != nil }) {
+            appKey, token throws(AccessRefusal) in
+            try sessions.checkAccess(appKey: appKey, token: token)
+        }.get()
     }
 
     private func preflight(_ path: WHIPPath) -> HTTPResponse {

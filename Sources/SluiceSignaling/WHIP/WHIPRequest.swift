@@ -76,7 +76,10 @@ struct WHIPError: Error, Equatable {
         case 1001:
             self.init(status: 401, message: error.message, reason: reason,
                       headers: [("www-authenticate", WHIPAuthorization.challengeInvalid)])
-        case 1002, 1009:
+        case 1011:
+            self.init(status: 401, message: error.message, reason: reason,
+                      headers: [("www-authenticate", WHIPAuthorization.challengeInvalid)])
+        case 1002, 1009, 1012:
             self.init(status: 403, message: error.message, reason: reason)
         case 1003:
             self.init(status: 409, message: error.message, reason: reason)
@@ -97,24 +100,47 @@ struct WHIPError: Error, Equatable {
     }
 }
 
-/// The bearer token is an app key of the config (the contract's "or a token" has no token
-/// concept yet: `connect`'s `token` is ignored too).
+/// The bearer token is an app key of the config or an access token (docs/protocol.md
+/// section 6): a bearer equal to an app key is that key, and one of a token's form is a token.
 enum WHIPAuthorization {
     static let challenge = "Bearer realm=\"sluice\""
     static let challengeInvalid = "Bearer realm=\"sluice\", error=\"invalid_token\""
 
-    /// The app key, or the 401 to answer with.
-    static func appKey(of request: HTTPRequest, isKnown: (String) -> Bool) -> Result<String, WHIPError> {
-        guard let token = request.bearerToken else {
-            return .failure(WHIPError(status: 401, message: "An 'Authorization: Bearer <app key>' header is required",
+    /// Who is asking: the app, and the token when the bearer is one (the session's `connect`
+    /// takes it, so that its grants apply).
+    struct Credential {
+        var appKey: String
+        var token: String?
+    }
+
+    /// The credential, or the 401 to answer with.
+    static func credential(of request: HTTPRequest, isAppKey: (String) -> Bool,
+                           check: (_ appKey: String?, _ token: String?) throws(AccessRefusal) -> SessionAccess)
+        -> Result<Credential, WHIPError> {
+        guard let bearer = request.bearerToken else {
+            return .failure(WHIPError(status: 401, message: "An 'Authorization: Bearer <app key or token>' header is required",
                                       reason: "UNAUTHORIZED", headers: [("www-authenticate", challenge)]))
         }
-        guard isKnown(token) else {
-            return .failure(WHIPError(status: 401, message: "Unknown app key", reason: "UNKNOWN_APP_KEY",
-                                      headers: [("www-authenticate", challengeInvalid)]))
+        do throws(AccessRefusal) {
+            // Not of a token's form: an app key, known or not.
+            if isAppKey(bearer) || !AccessTokenVerifier.looksLikeToken(bearer) {
+                return .success(Credential(appKey: try check(bearer, nil).appKey, token: nil))
+            }
+            let access = try check(nil, bearer)
+            return .success(Credential(appKey: access.appKey, token: bearer))
+        } catch {
+            switch error {
+            case .unknownAppKey:
+                return .failure(unknownAppKey)
+            case .token(let refusal):
+                return .failure(WHIPError(status: 401, message: refusal.message, reason: refusal.reason,
+                                          headers: [("www-authenticate", challengeInvalid)]))
+            }
         }
-        return .success(token)
     }
+
+    static let unknownAppKey = WHIPError(status: 401, message: "Unknown app key", reason: "UNKNOWN_APP_KEY",
+                                         headers: [("www-authenticate", challengeInvalid)])
 }
 
 /// WHEP's query parameters as `play` constraints: `quality`, `width`, `height`, `fps` and
