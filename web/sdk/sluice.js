@@ -10,12 +10,12 @@
  * API
  *   Sluice.connect(url?, options) -> Promise<Session>
  *     url: 'ws://host:8080/ws'; omitted or null: the page's own host, path /ws (wss on https)
- *     options: {appKey (required), token?, custom?, clientVersion?,
+ *     options: {appKey (or token), token? (an access token: then appKey may be left out), custom?, clientVersion?,
  *               timeout? (ms per request, default 15000), iceServers? (override the server's)}
  *     Rejects with a SluiceError (e.g. code 1001 UNKNOWN_APP_KEY).
  *
  *   Session (an EventTarget)
- *     .sessionId .serverVersion .iceServers .status ('CONNECTED', then 'ESTABLISHED', 'DISCONNECTED', 'CLOSED')
+ *     .sessionId .serverVersion .identity (the token's sub, or null) .iceServers .status ('CONNECTED', then 'ESTABLISHED', 'DISCONNECTED', 'CLOSED')
  *     .publish(name, mediaStream, {constraints?, simulcast?, record?, custom?}) -> Promise<Stream>
  *         sendonly transceivers for the stream's tracks (audio/video constraints `false` leave
  *         that kind out). simulcast: true sends three encodings, rid q/h/f at 1/4, 1/2 and
@@ -409,7 +409,7 @@
 
   function connect(url, options = {}) {
     if (url && typeof url === 'object' && !(url instanceof URL)) { options = url; url = null; }
-    if (!options.appKey) return Promise.reject(clientError('CONNECT_FAILED', 'options.appKey is required'));
+    if (!options.appKey && !options.token) return Promise.reject(clientError('CONNECT_FAILED', 'options.appKey or options.token is required'));
     let target;
     try { target = url ? String(url) : defaultURL(); } catch (e) { return Promise.reject(e); }
     return new Promise((resolve, reject) => {
@@ -425,13 +425,15 @@
         opened = true;
         ws.onerror = null;
         const session = new Session(ws, options);
-        const params = {appKey: options.appKey, clientVersion: options.clientVersion || `sluice.js/${VERSION}`};
+        const params = {clientVersion: options.clientVersion || `sluice.js/${VERSION}`};
+        if (options.appKey) params.appKey = options.appKey;
         if (options.token !== undefined) params.token = options.token;
         if (options.custom !== undefined) params.custom = options.custom;
         try {
           const result = await session.call('connect', params);
           session.sessionId = result.sessionId;
           session.serverVersion = result.serverVersion;
+          session.identity = result.identity || null;  // the token's sub
           session.iceServers = Array.isArray(result.iceServers) ? result.iceServers : [];
           session.status = 'CONNECTED';
           resolve(session);

@@ -76,6 +76,7 @@ enum AdminOpenAPI {
               "handle": {"type": "string"}, "stream": {"type": "string"},
               "role": {"type": "string", "enum": ["publish", "play"]},
               "session": {"type": "string", "nullable": true},
+              "identity": {"type": "string", "description": "the access token's sub of the handle's session, when it has one"},
               "audio": {"$ref": "#/components/schemas/KindStats"},
               "video": {"$ref": "#/components/schemas/KindStats"}
             }
@@ -101,6 +102,7 @@ enum AdminOpenAPI {
             "type": "object", "required": ["id", "appKey", "handles"],
             "properties": {
               "id": {"type": "string"}, "appKey": {"type": "string", "nullable": true},
+              "identity": {"type": "string", "description": "the access token's sub, when the session connected with one"},
               "handles": {"type": "array", "items": {"type": "object", "required": ["handle", "role", "stream"],
                 "properties": {"handle": {"type": "string"}, "role": {"type": "string", "enum": ["publish", "play"]},
                                "stream": {"type": "string", "nullable": true}}}}
