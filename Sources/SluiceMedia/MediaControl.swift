@@ -12,6 +12,9 @@ public protocol MediaControl: AnyObject {
     func update(handle: StreamHandle, constraints: StreamConstraints) throws(MediaError)
     /// `mute`/`unmute`: on a publish handle for every player, on a play handle for that player.
     func setMuted(handle: StreamHandle, kind: MediaKind, muted: Bool) throws(MediaError)
+    /// A moderator's mute of a stream for every player, which its publisher cannot lift
+    /// (the admin API's, and `muteStream` with an `admin` token). 1004 without a publisher.
+    func setServerMuted(stream: String, kind: MediaKind, muted: Bool) throws(MediaError)
     func endSession(_ session: SessionID)
     func drainEvents(_ body: (MediaEvent) -> Void)
     func shutdown()

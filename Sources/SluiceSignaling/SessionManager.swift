@@ -341,6 +341,8 @@ public final class SessionManager {
                 if error == .unknownHandle { session.handles[handle] = nil }
                 throw RPCError(error)
             }
+        case "muteStream", "unmuteStream":
+            return try moderateMute(params, muted: method == "muteStream", session: session)
         case "ping":
             return [:]
         case "disconnect":
@@ -353,7 +355,7 @@ public final class SessionManager {
 
     /// Every method `dispatch` knows: one list, checked before params.
     static let methods: Set<String> = ["connect", "publish", "play", "update", "mute", "unmute", "stop", "getStats",
-                                       "ping", "disconnect"]
+                                       "muteStream", "unmuteStream", "ping", "disconnect"]
 
     private func connect(_ params: RPCParams, id requestID: JSONValue, session: RPCSession,
                          followUp: inout FollowUp) throws(RPCError) -> JSONValue {

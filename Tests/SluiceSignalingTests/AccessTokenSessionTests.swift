@@ -156,3 +156,43 @@ import Testing
         #expect(harness.media.publishRequests.last?.constraints.video == nil)
     }
 }
+
+@Suite struct ModeratorCallTests {
+    @Test func adminTokenMutesStreamsOfItsOwnAppOnly() throws {
+        let harness = AccessTokenSessionTests.harness()
+        let (publisher, _) = harness.connected()
+        harness.manager.receive(harness.request(1, "publish", ["stream": "cam-1", "sdp": "v=0"]), from: publisher)
+        let (otherApp, _, _) = AccessTokenSessionTests.connect(harness, ["appKey": "other"])
+        harness.manager.receive(harness.request(1, "publish", ["stream": "foreign", "sdp": "v=0"]), from: otherApp)
+
+        let (moderator, output, _) = AccessTokenSessionTests.connect(
+            harness, ["token": .string(AccessTokenSessionTests.token(["admin": true]))])
+        func reply(_ id: Int, _ method: String, _ params: JSONValue) -> JSONValue? {
+            harness.manager.receive(harness.request(id, method, params), from: moderator)
+            return output.messages.first { $0["id"] == JSONValue(id) }
+        }
+        #expect(reply(2, "muteStream", ["stream": "cam-1", "kind": "video"])?["result"] == [:])
+        #expect(reply(3, "unmuteStream", ["stream": "cam-1", "kind": "video"])?["result"] == [:])
+        #expect(harness.media.serverMutes.map { "\($0.0) \($0.1.rawValue) \($0.2)" } == ["cam-1 video true", "cam-1 video false"])
+        // Another app's stream and a name nobody publishes are both 1004; bad params are -32602.
+        #expect(reply(4, "muteStream", ["stream": "foreign", "kind": "audio"])?["error"]?["code"] == 1004)
+        #expect(reply(5, "muteStream", ["stream": "nobody", "kind": "audio"])?["error"]?["code"] == 1004)
+        #expect(reply(6, "muteStream", ["stream": "cam-1", "kind": "both"])?["error"]?["code"] == -32602)
+        #expect(harness.media.serverMutes.count == 2)
+    }
+
+    @Test func withoutTheAdminGrantItIsNotGranted() throws {
+        let harness = AccessTokenSessionTests.harness()
+        let (publisher, output) = harness.connected()
+        harness.manager.receive(harness.request(1, "publish", ["stream": "cam-1", "sdp": "v=0"]), from: publisher)
+        // An app-key session has every stream grant but not admin.
+        harness.manager.receive(harness.request(2, "muteStream", ["stream": "cam-1", "kind": "audio"]), from: publisher)
+        let error = try #require(output.messages.first { $0["id"] == 2 }?["error"])
+        #expect(error["code"] == 1012)
+        #expect(error["data"]?["reason"] == "NOT_GRANTED")
+        let (plain, plainOutput, _) = AccessTokenSessionTests.connect(harness, ["token": .string(AccessTokenSessionTests.token())])
+        harness.manager.receive(harness.request(3, "muteStream", ["stream": "cam-1", "kind": "audio"]), from: plain)
+        #expect(plainOutput.messages.first { $0["id"] == 3 }?["error"]?["code"] == 1012)
+        #expect(harness.media.serverMutes.isEmpty)
+    }
+}

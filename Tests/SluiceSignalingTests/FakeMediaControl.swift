@@ -73,6 +73,13 @@ final class FakeMediaControl: MediaControl, @unchecked Sendable {
         mutes.append((handle, kind, muted))
     }
 
+    private(set) var serverMutes: [(String, MediaKind, Bool)] = []
+
+    func setServerMuted(stream: String, kind: MediaKind, muted: Bool) throws(MediaError) {
+        guard handles.values.contains(where: { $0.stream == stream && $0.role == .publish }) else { throw .streamNotFound }
+        serverMutes.append((stream, kind, muted))
+    }
+
     func endSession(_ session: SessionID) {
         endedSessions.append(session)
         for (handle, record) in handles.sorted(by: { $0.key < $1.key }) where record.session == session {

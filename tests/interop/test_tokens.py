@@ -101,6 +101,19 @@ async def _grants_and_identity(server, receiver, figures):
         calls = await receiver.wait_calls(lambda c: c.event in ("connect", "publishStream", "playStream"), 4)
         by_event = {(c.event, c.body.get("identity")) for c in calls}
         assert {("connect", "alice"), ("publishStream", "alice"), ("connect", "bob"), ("playStream", "bob")} <= by_event, by_event
+        # A moderator (a token with admin) mutes the stream's video for every player; the
+        # publisher cannot lift it, an ordinary token may not do it.
+        moderator, _ = await token_client(server.ws_url, mint(STUDIO_SECRET, claims(STUDIO, "mod", admin=True)))
+        extra.append(moderator)
+        await expect_rpc_error(bob_client.call("muteStream", {"stream": "cam-1", "kind": "video"}), 1012, "NOT_GRANTED")
+        await moderator.call("muteStream", {"stream": "cam-1", "kind": "video"})
+        muted = await viewer.client.wait_notification(
+            lambda n: n.method == "streamEvent" and n.params.get("type") == "videoMuted", 10)
+        assert muted.params["by"] == "server", muted.params
+        await expect_rpc_error(pub.client.call("unmute", {"handle": pub.handle, "kind": "video"}), 1002)
+        await moderator.call("unmuteStream", {"stream": "cam-1", "kind": "video"})
+        await viewer.client.wait_notification(
+            lambda n: n.method == "streamEvent" and n.params.get("type") == "videoUnmuted", 10)
         # The refused requests sent no hook.
         assert not [c for c in receiver.snapshot() if c.body.get("stream") in ("studio-main", "cam-2", "cam-9")]
         figures({"framesDecoded": decoded["framesDecoded"]})
