@@ -32,6 +32,7 @@ final class FuzzMedia: MediaControl {
     func requestKeyFrame(handle: StreamHandle) throws(MediaError) {}
     func update(handle: StreamHandle, constraints: StreamConstraints) throws(MediaError) {}
     func setMuted(handle: StreamHandle, kind: MediaKind, muted: Bool) throws(MediaError) {}
+    func setServerMuted(stream: String, kind: MediaKind, muted: Bool) throws(MediaError) {}
     func endSession(_ session: SessionID) {}
     func drainEvents(_ body: (MediaEvent) -> Void) {
         let queued = events
