@@ -388,7 +388,7 @@ public final class SessionManager {
         session.appKey = appKey
         connected[id] = session
         log.info("connection \(session.connectionID): session \(id) connected with app key \(appKey)")
-        return ["sessionId": .string(id), "serverVersion": .string(config.serverVersion), "iceServers": []]
+        return ["sessionId": .string(id), "serverVersion": .string(config.serverVersion), "iceServers": iceServers(user: id)]
     }
 
     /// 1009 when a publisher asks for more than its app allows.
