@@ -1,17 +1,21 @@
 import Glibc
 import SluiceServer
 
-/// sluice [--config FILE] [--check-config] [--version]
-/// Exit codes: 0 after a clean shutdown, 2 for bad flags or an invalid config, 1 when the
-/// server cannot start (a port in use, for example).
+/// sluice [--config FILE] [--check-config] [--insecure-dev] [--version]
+/// Exit codes: 0 after a clean shutdown, 2 for bad flags or an invalid config (which includes
+/// the placeholder admin token on a server others can reach, unless --insecure-dev: see
+/// StartupCheck), 1 when the server cannot start (a port in use, for example).
+
+let usageLine = "usage: sluice [--config FILE] [--check-config] [--insecure-dev] [--version]"
 
 func usage() -> Never {
-    fputs("usage: sluice [--config FILE] [--check-config] [--version]\n", stderr)
+    fputs(usageLine + "\n", stderr)
     exit(2)
 }
 
 var configPath = "conf/sluice.json"
 var checkOnly = false
+var insecureDev = false
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -20,11 +24,13 @@ while let argument = arguments.popFirst() {
         configPath = path
     case "--check-config":
         checkOnly = true
+    case "--insecure-dev":
+        insecureDev = true
     case "--version", "-v":
         print("sluice \(SluiceVersion.string)")
         exit(0)
     case "--help", "-h":
-        print("usage: sluice [--config FILE] [--check-config] [--version]")
+        print(usageLine)
         exit(0)
     default:
         fputs("sluice: unknown argument '\(argument)'\n", stderr)
@@ -37,6 +43,10 @@ do {
     config = try ServerConfig.load(path: configPath)
 } catch {
     fputs("sluice: \(error)\n", stderr)
+    exit(2)
+}
+if let refusal = StartupCheck.refusal(config, insecureDev: insecureDev) {
+    fputs("sluice: \(refusal)\n", stderr)
     exit(2)
 }
 if checkOnly {
@@ -53,6 +63,9 @@ sigaddset(&signals, SIGTERM)
 pthread_sigmask(SIG_BLOCK, &signals, nil)
 signal(SIGPIPE, SIG_IGN)
 
+// Before any socket is opened, so that every part of the server sees the raised limit.
+let fileLimit = OpenFileLimit.raise()
+
 let server: Server
 do {
     server = try Server(config: config)
@@ -61,6 +74,9 @@ do {
     fputs("sluice: cannot start: \(error)\n", stderr)
     exit(1)
 }
+let fileLimitReport = OpenFileLimit.report(fileLimit, needed: OpenFileLimit.needed(config))
+if fileLimitReport.isWarning { server.log.warn(fileLimitReport.message) } else { server.log.info(fileLimitReport.message) }
+if let warning = StartupCheck.warning(config, insecureDev: insecureDev) { server.log.warn(warning) }
 
 var received: Int32 = 0
 sigwait(&signals, &received)
