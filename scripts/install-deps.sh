@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Sluice needs on Debian 12 (run as root). Idempotent: a second run does no work.
 #   scripts/install-deps.sh          build and run dependencies (C libraries)
-#   scripts/install-deps.sh --test   also the test peers: chromium, iproute2, nftables, valgrind,
-#                                    and a Python venv at .venv/ with aiortc, playwright, pytest...
+#   scripts/install-deps.sh --test   also the test peers: chromium, coturn, iproute2, nftables,
+#                                    valgrind, and a Python venv at .venv/ with aiortc, playwright, pytest...
 # Playwright's own browser download is never used (no network for it): the tests drive
 # Debian's /usr/bin/chromium through executable_path.
 set -euo pipefail
@@ -19,7 +19,8 @@ done
 
 packages=(libssl-dev libsrtp2-dev libusrsctp-dev libjansson-dev libwebsockets-dev pkg-config)
 if [[ $with_test == 1 ]]; then
-    packages+=(chromium iproute2 nftables valgrind util-linux curl)
+    # coturn: the TURN interop test starts its own turnserver on loopback.
+    packages+=(chromium coturn iproute2 nftables valgrind util-linux curl)
     # Debian's python3 needs python3-venv for `python3 -m venv`; pyenv's Python has it built in.
     if ! command -v python3 >/dev/null; then
         packages+=(python3 python3-venv)
@@ -39,6 +40,13 @@ if (( ${#missing[@]} > 0 )); then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update
     apt-get install -y --no-install-recommends "${missing[@]}"
+    # Debian enables and starts coturn's systemd unit on install (/etc/default/coturn only
+    # gates the old init script), which would leave a TURN server on every interface with the
+    # stock config. The tests run their own; stop and disable the service we just brought in.
+    if [[ " ${missing[*]} " == *" coturn "* ]] && [[ -d /run/systemd/system ]]; then
+        echo "install-deps: disabling the coturn service (the tests start their own turnserver)"
+        systemctl disable --now coturn.service || true
+    fi
 else
     echo "install-deps: Debian packages already installed"
 fi

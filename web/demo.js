@@ -98,9 +98,11 @@
     const appKey = $('appKey').value.trim();
     pill($('sessionStatus'), 'connecting', 'wait');
     log('request', `connect ${url} appKey=${appKey}`, {method: 'connect'});
+    const options = {appKey};
+    if ($('relayOnly').checked) options.iceTransportPolicy = 'relay';
     let session;
     try {
-      session = await Sluice.connect(url, {appKey});
+      session = await Sluice.connect(url, options);
     } catch (error) {
       log('error', `connect: ${error.message} (${error.code}${error.reason ? ' ' + error.reason : ''})`,
         {method: 'connect', code: error.code, reason: error.reason});
@@ -108,7 +110,8 @@
       return;
     }
     demo.session = session;
-    log('reply', `connect -> session ${session.sessionId}, server ${session.serverVersion}`,
+    log('reply', `connect -> session ${session.sessionId}, server ${session.serverVersion}, `
+      + `${session.iceServers.length} TURN server(s)${options.iceTransportPolicy ? ', relay only' : ''}`,
       {method: 'connect', result: {sessionId: session.sessionId}});
     $('versions').textContent = `sdk ${Sluice.version} · server ${session.serverVersion}`;
     pill($('sessionStatus'), 'connected', 'ok');
@@ -325,6 +328,8 @@
     if (sv.fps) rows.push(['server fps', fmt(sv.fps)]);
     if (sv.layer !== undefined) rows.push(['layer', fmt(sv.layer)]);
     if (Array.isArray(sv.layers)) rows.push(['layers', String(sv.layers.length)]);
+    const pair = stats.peer && stats.peer.candidatePair;
+    if (pair) rows.push(['ice path', `${pair.localType} ${pair.protocol} → ${pair.remoteType}`]);
     if (role === 'publish') {
       rows.push(['encoded', fmt(pv.framesEncoded)], ['sent size', size(pv.frameWidth, pv.frameHeight)],
         ['sent fps', fmt(pv.framesPerSecond)]);

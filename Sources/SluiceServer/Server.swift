@@ -30,8 +30,9 @@ public final class Server {
         signalingConfig.maxSessions = config.maxSessions
         signalingConfig.maxHandlesPerSession = config.maxHandlesPerSession
         signalingConfig.logLevel = level
+        signalingConfig.turnServers = config.turnServers
         signaling = SignalingServer(config: signalingConfig, media: media, log: Log(level: level, subsystem: "signaling"))
-        AdminAPI(adminToken: config.adminToken, media: media, signaling: signaling).register(on: signaling.router)
+        AdminAPI(adminToken: config.adminToken, metricsToken: config.metricsToken, media: media, signaling: signaling).register(on: signaling.router)
         WHIPEndpoint(signaling: signaling).register(on: signaling.router)
         StaticFiles(root: config.webRoot).register(on: signaling.router)
     }

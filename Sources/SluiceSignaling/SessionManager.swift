@@ -408,7 +408,7 @@ public final class SessionManager {
         connected[id] = session
         log.info("connection \(session.connectionID): session \(id) connected with app key \(appKey)"
                  + (session.identity.map { " as \"\($0)\"" } ?? ""))
-        var result: JSONObject = ["sessionId": .string(id), "serverVersion": .string(config.serverVersion), "iceServers": []]
+        var result: JSONObject = ["sessionId": .string(id), "serverVersion": .string(config.serverVersion), "iceServers": iceServers(user: id)]
         if let identity = session.identity { result["identity"] = .string(identity) }
         return .object(result)
     }

@@ -43,6 +43,8 @@ public struct SignalingConfig: Sendable {
     /// many without traffic; 0 disables keepalive.
     public var pingIntervalSeconds: Int = 0
     public var logLevel: Log.Level = .info
+    /// TURN servers whose credentials `connect` hands out (`rtc.turn`); none: `iceServers` is empty.
+    public var turnServers: [TURNServer] = []
 
     public init() {}
 

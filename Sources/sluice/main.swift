@@ -1,13 +1,16 @@
 import Glibc
 import SluiceServer
 
-/// sluice [--config FILE] [--check-config] [--version]
+/// sluice [--config FILE] [--check-config] [--insecure-dev] [--version]
 /// sluice token create --app KEY ... (TokenCommand.usage)
-/// Exit codes: 0 after a clean shutdown, 2 for bad flags or an invalid config, 1 when the
-/// server cannot start (a port in use, for example).
+/// Exit codes: 0 after a clean shutdown, 2 for bad flags or an invalid config (which includes
+/// the placeholder admin token on a server others can reach, unless --insecure-dev: see
+/// StartupCheck), 1 when the server cannot start (a port in use, for example).
+
+let usageLine = "usage: sluice [--config FILE] [--check-config] [--insecure-dev] [--version]\n       sluice token create --app KEY ... (sluice token create --help)"
 
 func usage() -> Never {
-    fputs("usage: sluice [--config FILE] [--check-config] [--version]\n", stderr)
+    fputs(usageLine + "\n", stderr)
     exit(2)
 }
 
@@ -29,6 +32,7 @@ if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "token" {
 
 var configPath = "conf/sluice.json"
 var checkOnly = false
+var insecureDev = false
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -37,11 +41,13 @@ while let argument = arguments.popFirst() {
         configPath = path
     case "--check-config":
         checkOnly = true
+    case "--insecure-dev":
+        insecureDev = true
     case "--version", "-v":
         print("sluice \(SluiceVersion.string)")
         exit(0)
     case "--help", "-h":
-        print("usage: sluice [--config FILE] [--check-config] [--version]")
+        print(usageLine)
         exit(0)
     default:
         fputs("sluice: unknown argument '\(argument)'\n", stderr)
@@ -54,6 +60,10 @@ do {
     config = try ServerConfig.load(path: configPath)
 } catch {
     fputs("sluice: \(error)\n", stderr)
+    exit(2)
+}
+if let refusal = StartupCheck.refusal(config, insecureDev: insecureDev) {
+    fputs("sluice: \(refusal)\n", stderr)
     exit(2)
 }
 if checkOnly {
@@ -70,6 +80,9 @@ sigaddset(&signals, SIGTERM)
 pthread_sigmask(SIG_BLOCK, &signals, nil)
 signal(SIGPIPE, SIG_IGN)
 
+// Before any socket is opened, so that every part of the server sees the raised limit.
+let fileLimit = OpenFileLimit.raise()
+
 let server: Server
 do {
     server = try Server(config: config)
@@ -78,6 +91,9 @@ do {
     fputs("sluice: cannot start: \(error)\n", stderr)
     exit(1)
 }
+let fileLimitReport = OpenFileLimit.report(fileLimit, needed: OpenFileLimit.needed(config))
+if fileLimitReport.isWarning { server.log.warn(fileLimitReport.message) } else { server.log.info(fileLimitReport.message) }
+if let warning = StartupCheck.warning(config, insecureDev: insecureDev) { server.log.warn(warning) }
 
 var received: Int32 = 0
 sigwait(&signals, &received)

@@ -32,11 +32,13 @@ import Testing
             let operations = Set(paths[path]?.objectValue?.keys.filter { $0 != "parameters" } ?? [])
             #expect(operations == methods, "\(path)")
         }
-        // Admin operations declare 401; the open ones opt out of security.
+        // Admin operations declare 401; the open ones opt out of security. /metrics needs its
+        // own token only when metrics.token is set: no requirement ({}) or that one.
+        #expect(paths["/metrics"]?["get"]?["security"] == [[:], ["metricsToken": []]])
         for (path, item) in paths {
             for (method, operation) in item.objectValue ?? JSONObject() where method != "parameters" {
                 let open = operation["security"] == []
-                #expect(open == ["/health", "/metrics", "/api/v1/openapi.json"].contains(path), "\(method) \(path)")
+                #expect(open == ["/health", "/api/v1/openapi.json"].contains(path), "\(method) \(path)")
                 if !open { #expect(operation["responses"]?["401"] != nil, "\(method) \(path)") }
             }
         }

@@ -11,17 +11,20 @@
  *   Sluice.connect(url?, options) -> Promise<Session>
  *     url: 'ws://host:8080/ws'; omitted or null: the page's own host, path /ws (wss on https)
  *     options: {appKey (or token), token? (an access token: then appKey may be left out), custom?, clientVersion?,
- *               timeout? (ms per request, default 15000), iceServers? (override the server's)}
+ *               timeout? (ms per request, default 15000), iceServers? (override the server's),
+ *               iceTransportPolicy? ('all', the default, or 'relay': only TURN relays)}
+ *     Every RTCPeerConnection uses the `iceServers` of connect's result (the server's TURN
+ *     servers with short-lived credentials) unless `iceServers` overrides them.
  *     Rejects with a SluiceError (e.g. code 1001 UNKNOWN_APP_KEY).
  *
  *   Session (an EventTarget)
  *     .sessionId .serverVersion .identity (the token's sub, or null) .iceServers .status ('CONNECTED', then 'ESTABLISHED', 'DISCONNECTED', 'CLOSED')
- *     .publish(name, mediaStream, {constraints?, simulcast?, record?, custom?}) -> Promise<Stream>
+ *     .publish(name, mediaStream, {constraints?, simulcast?, record?, custom?, iceTransportPolicy?}) -> Promise<Stream>
  *         sendonly transceivers for the stream's tracks (audio/video constraints `false` leave
  *         that kind out). simulcast: true sends three encodings, rid q/h/f at 1/4, 1/2 and
  *         full resolution; constraints.video.bitrate (kbit/s) caps the encoder(s) and
  *         constraints.video.fps the frame rate.
- *     .play(name, {constraints?, wait?, custom?}) -> Promise<Stream>
+ *     .play(name, {constraints?, wait?, custom?, iceTransportPolicy?}) -> Promise<Stream>
  *         recvonly transceivers; the returned stream's .mediaStream fills as tracks arrive.
  *     .update(handle, constraints) -> Promise<{}>   (the new layer comes as a streamEvent)
  *     .mute(handle, kind) / .unmute(handle, kind) -> Promise<{}>   kind: 'audio' | 'video'
@@ -43,9 +46,10 @@
  *     .handle .name .role ('publish' | 'play') .status .info .peerConnection .mediaStream
  *     .offerSdp .answerSdp   as sent and as received
  *     .update(constraints) .mute(kind) .unmute(kind) .stop() .getStats()   as on the session
- *     .getPeerStats() -> Promise<{video, audio, connectionState}>: the browser's own RTP figures
- *         (framesDecoded or framesEncoded, framesPerSecond, frameWidth, frameHeight, bytes, packets;
- *         a simulcast publish adds video.encodings, one entry per rid)
+ *     .getPeerStats() -> Promise<{video, audio, connectionState, candidatePair}>: the browser's own
+ *         RTP figures (framesDecoded or framesEncoded, framesPerSecond, frameWidth, frameHeight, bytes,
+ *         packets; a simulcast publish adds video.encodings, one entry per rid), and the selected
+ *         ICE pair {localType ('host', 'srflx' or 'relay'), remoteType, protocol} or null
  *     Events 'streamStatus' and 'streamEvent' for this handle only (same detail as above).
  *     A stream that ends (STOPPED, UNPUBLISHED without wait, FAILED) closes its RTCPeerConnection.
  *
@@ -135,8 +139,19 @@
     getStats() { return this.session.getStats(this); }
 
     async getPeerStats() {
-      const out = {video: null, audio: null, connectionState: this.peerConnection.connectionState};
+      const out = {video: null, audio: null, connectionState: this.peerConnection.connectionState,
+                   candidatePair: null};
       const report = await this.peerConnection.getStats();
+      report.forEach((s) => {
+        if (s.type !== 'transport' || !s.selectedCandidatePairId) return;
+        const pair = report.get(s.selectedCandidatePairId);
+        const local = pair && report.get(pair.localCandidateId);
+        const remote = pair && report.get(pair.remoteCandidateId);
+        if (local && remote) {
+          out.candidatePair = {localType: local.candidateType, remoteType: remote.candidateType,
+                               protocol: local.protocol};
+        }
+      });
       const type = this.role === 'publish' ? 'outbound-rtp' : 'inbound-rtp';
       const encodings = [];
       report.forEach((s) => {
@@ -206,6 +221,7 @@
       this._ws = ws;
       this._timeout = options.timeout || DEFAULT_TIMEOUT_MS;
       this._iceServersOverride = options.iceServers;
+      this._iceTransportPolicy = options.iceTransportPolicy;
       this._nextId = 1;
       this._pending = new Map();
       this.streams = new Map();
@@ -238,7 +254,7 @@
     async publish(name, mediaStream, options = {}) {
       const constraints = options.constraints;
       const video = constraints && typeof constraints.video === 'object' ? constraints.video : {};
-      const pc = this._peerConnection();
+      const pc = this._peerConnection(options);
       const stream = new Stream(this, 'publish', name, pc, mediaStream);
       for (const track of mediaStream.getTracks()) {
         if (constraints && constraints[track.kind] === false) continue;
@@ -255,7 +271,7 @@
 
     async play(name, options = {}) {
       const constraints = options.constraints;
-      const pc = this._peerConnection();
+      const pc = this._peerConnection(options);
       const mediaStream = new MediaStream();
       const stream = new Stream(this, 'play', name, pc, mediaStream);
       stream.wait = !!options.wait;
@@ -299,9 +315,14 @@
       }
     }
 
-    _peerConnection() {
+    // A handle's own iceTransportPolicy wins over the session's; 'relay' sends everything
+    // through the TURN servers, for networks that block UDP to the server or to test TURN.
+    _peerConnection(options = {}) {
       const iceServers = this._iceServersOverride || this.iceServers || [];
-      return new RTCPeerConnection({iceServers, bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require'});
+      const config = {iceServers, bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require'};
+      const policy = options.iceTransportPolicy || this._iceTransportPolicy;
+      if (policy) config.iceTransportPolicy = policy;
+      return new RTCPeerConnection(config);
     }
 
     // Offer, request, answer. The server is ICE-lite and its answer carries its candidates,

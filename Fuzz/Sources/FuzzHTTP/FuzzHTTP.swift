@@ -25,6 +25,10 @@ let server: Server = {
     config.rtcPort = 0
     config.rtcWorkers = 1
     config.adminToken = adminToken
+    // The same token guards /metrics, so both its 401 and its 200 are reached; a TURN server
+    // puts Link header fields on WHIP/WHEP answers.
+    config.metricsToken = adminToken
+    config.turnServers = [TURNServer(urls: ["turn:127.0.0.1:3478?transport=udp"], secret: "fuzz-turn-secret")]
     config.logLevel = "error"
     config.webRoot = webRoot
     do {

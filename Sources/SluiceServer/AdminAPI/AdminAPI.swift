@@ -15,15 +15,18 @@ public final class AdminAPI {
     public static let metricsPath = "/metrics"
 
     private let authorization: AdminAuthorization
+    private let metricsAuthorization: MetricsAuthorization
     private let media: MediaEngine
     private let sessions: SessionManager
     private let serverVersion: String
     private let uptimeSeconds: () -> Int
     private lazy var openAPIDocument: [UInt8] = AdminOpenAPI.document(serverVersion: serverVersion).serializedBytes()
 
-    public init(adminToken: String, media: MediaEngine, sessions: SessionManager, serverVersion: String,
-                uptimeSeconds: @escaping () -> Int = { 0 }) {
+    /// `metricsToken` guards `/metrics`; empty leaves it open.
+    public init(adminToken: String, metricsToken: String = "", media: MediaEngine, sessions: SessionManager,
+                serverVersion: String, uptimeSeconds: @escaping () -> Int = { 0 }) {
         authorization = AdminAuthorization(token: adminToken)
+        metricsAuthorization = MetricsAuthorization(token: metricsToken)
         self.media = media
         self.sessions = sessions
         self.serverVersion = serverVersion
@@ -31,8 +34,8 @@ public final class AdminAPI {
     }
 
     /// The admin API of `signaling`, which must not have started yet.
-    public convenience init(adminToken: String, media: MediaEngine, signaling: SignalingServer) {
-        self.init(adminToken: adminToken, media: media, sessions: signaling.sessions,
+    public convenience init(adminToken: String, metricsToken: String = "", media: MediaEngine, signaling: SignalingServer) {
+        self.init(adminToken: adminToken, metricsToken: metricsToken, media: media, sessions: signaling.sessions,
                   serverVersion: signaling.config.serverVersion,
                   uptimeSeconds: { [weak signaling] in signaling?.uptimeSeconds ?? 0 })
     }
@@ -44,7 +47,9 @@ public final class AdminAPI {
         router.add("GET", Self.openAPIPath) { [self] _ in
             HTTPResponse(status: 200, contentType: "application/json", body: openAPIDocument)
         }
-        router.add("GET", Self.metricsPath) { [self] _ in metrics() }
+        router.add("GET", Self.metricsPath) { [self] request in
+            metricsAuthorization.refusal(for: request) ?? metrics()
+        }
     }
 
     private func guarded(_ request: HTTPRequest, _ handler: (HTTPRequest) -> HTTPResponse) -> HTTPResponse {

@@ -24,7 +24,8 @@ enum AdminOpenAPI {
       },
       "components": {
         "securitySchemes": {
-          "adminToken": {"type": "http", "scheme": "bearer", "description": "admin.token from the server config"}
+          "adminToken": {"type": "http", "scheme": "bearer", "description": "admin.token from the server config"},
+          "metricsToken": {"type": "http", "scheme": "bearer", "description": "metrics.token from the server config; without one /metrics is open"}
         },
         "parameters": {
           "streamName": {"name": "name", "in": "path", "required": true,
@@ -122,9 +123,10 @@ enum AdminOpenAPI {
                                         "content": {"application/json": {"schema": {"type": "object"}}}}}}
         },
         "/metrics": {
-          "get": {"summary": "Prometheus metrics (text format 0.0.4)", "security": [],
+          "get": {"summary": "Prometheus metrics (text format 0.0.4)", "security": [{}, {"metricsToken": []}],
                   "responses": {"200": {"description": "sluice_* metric families",
-                                        "content": {"text/plain; version=0.0.4": {"schema": {"type": "string"}}}}}}
+                                        "content": {"text/plain; version=0.0.4": {"schema": {"type": "string"}}}},
+                                "401": {"$ref": "#/components/responses/Unauthorized"}}}
         },
         "/api/v1/openapi.json": {
           "get": {"summary": "This document", "security": [],

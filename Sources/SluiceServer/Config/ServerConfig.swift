@@ -1,5 +1,6 @@
 import Foundation
 import SluiceJSON
+import SluiceSignaling
 import SluiceWire
 
 /// The server's configuration (conf/sluice.json). Every key is documented in README.md.
@@ -32,8 +33,12 @@ public struct ServerConfig: Sendable {
     public var rtcWorkers = 0
     public var announcedAddresses = ["127.0.0.1"]
     public var iceConsentTimeoutSeconds = 10
+    /// `rtc.turn`: TURN servers (coturn with use-auth-secret) whose credentials `connect` hands out.
+    public var turnServers: [TURNServer] = []
     public var apps: [App] = [App(key: "defaultApp", hooksURL: nil, hooksSecret: nil, hooksTimeoutMs: 5000)]
     public var adminToken = ""
+    /// Bearer token `/metrics` requires; empty: none.
+    public var metricsToken = ""
     public var logLevel = "info"
     public var maxMessageBytes = 262_144
     public var requestsPerSecond = 50
@@ -61,7 +66,7 @@ public struct ServerConfig: Sendable {
 
     public static func parse(_ root: JSONValue) throws(ConfigError) -> ServerConfig {
         var config = ServerConfig()
-        let top = try ConfigReader(root, path: "", known: ["server", "rtc", "apps", "admin", "log", "limits"])
+        let top = try ConfigReader(root, path: "", known: ["server", "rtc", "apps", "admin", "metrics", "log", "limits"])
 
         let server = try top.child("server", known: ["host", "port", "webRoot"])
         config.httpHost = try server.string("host", default: config.httpHost)
@@ -73,7 +78,7 @@ public struct ServerConfig: Sendable {
             throw ConfigError(key: "server.webRoot", problem: "must be a non-empty path")
         }
 
-        let rtc = try top.child("rtc", known: ["bindAddress", "port", "workers", "announcedAddresses", "iceConsentTimeoutSeconds"])
+        let rtc = try top.child("rtc", known: ["bindAddress", "port", "workers", "announcedAddresses", "iceConsentTimeoutSeconds", "turn"])
         config.rtcBindAddress = try rtc.string("bindAddress", default: config.rtcBindAddress)
         try requireAddress(config.rtcBindAddress, key: "rtc.bindAddress")
         config.rtcPort = try rtc.int("port", default: config.rtcPort, range: 1...65535)
@@ -86,6 +91,7 @@ public struct ServerConfig: Sendable {
             try requireAddress(address, key: "rtc.announcedAddresses[\(i)]")
         }
         config.iceConsentTimeoutSeconds = try rtc.int("iceConsentTimeoutSeconds", default: config.iceConsentTimeoutSeconds, range: 1...300)
+        if let turn = rtc.object["turn"] { config.turnServers = try TURNConfig.parse(turn, key: "rtc.turn") }
         if config.rtcPort + max(config.rtcWorkers, 1) - 1 > 65535 {
             throw ConfigError(key: "rtc.port", problem: "leaves no room for one port per worker")
         }
@@ -136,6 +142,8 @@ public struct ServerConfig: Sendable {
 
         let admin = try top.child("admin", known: ["token"])
         config.adminToken = try admin.string("token", default: config.adminToken)
+        let metrics = try top.child("metrics", known: ["token"])
+        config.metricsToken = try metrics.string("token", default: config.metricsToken)
 
         let log = try top.child("log", known: ["level"])
         config.logLevel = try log.string("level", default: config.logLevel, allowed: ["debug", "info", "warn", "error"])

@@ -100,7 +100,8 @@ public final class WHIPEndpoint {
             case .success(let sdp):
                 log.info("\(path.kind.rawValue) \(path.stream): resource \(id) has handle \(resource.handle ?? "?")")
                 return responder.respond(Self.withCORS(HTTPResponse(
-                    status: 201, contentType: Self.sdpType, headers: [("location", resource.path.location)],
+                    status: 201, contentType: Self.sdpType,
+                    headers: [("location", resource.path.location)] + ICEServerLinks.headers(resource.iceServers),
                     body: Array(sdp.utf8))))
             case .failure(let error):
                 return responder.respond(Self.withCORS(error.response))

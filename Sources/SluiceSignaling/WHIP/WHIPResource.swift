@@ -27,6 +27,8 @@ final class WHIPResource: SessionOutput {
     var onEnd: ((WHIPResource) -> Void)?
 
     private(set) var handle: StreamHandle?
+    /// `connect`'s `iceServers`, for the answer's `Link` header fields.
+    private(set) var iceServers: JSONValue?
     private(set) var isEnded = false
 
     init(id: String, path: WHIPPath, appKey: String) {
@@ -63,6 +65,10 @@ final class WHIPResource: SessionOutput {
                                     reason: error["data"]?["reason"]?.stringValue)
             answer(.failure(WHIPError(rpcError)))
             end()
+            return
+        }
+        if requestID == WHIPResource.connectRequestID {
+            iceServers = message["result"]?["iceServers"]
             return
         }
         guard requestID == WHIPResource.startRequestID, let result = message["result"],
