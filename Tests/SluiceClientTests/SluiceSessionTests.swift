@@ -1,5 +1,6 @@
 import Foundation
 import SluiceClient
+import SluiceServer
 import Testing
 
 /// The JSON-RPC layer against a real in-process server over the POSIX WebSocket channel.
@@ -23,6 +24,25 @@ import Testing
         let closed = try await log.closed()
         #expect(closed.code == 1000)
         await #expect(throws: SignalingError.self) { try await session.ping() }
+    }
+
+    @Test func tokenAloneConnectsWithItsIdentity() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let (session, _) = try await server.openSession()
+        var command = TokenCommand()
+        command.appKey = TestServer.appKey
+        command.identity = "carol"
+        command.play = ["*"]
+        let token = try command.token(config: server.server.config)
+        let result = try await session.connect(appKey: nil, token: token)
+        #expect(result.identity == "carol")
+        // Without a grant to publish, a publish is 1012.
+        let error = await #expect(throws: SluiceRPCError.self) {
+            _ = try await session.publish(stream: "cam", sdp: "v=0\r\n")
+        }
+        #expect(error?.code == 1012)
+        #expect(error?.reason == "NOT_GRANTED")
     }
 
     @Test func unknownAppKeyIs1001AndCloses4001() async throws {

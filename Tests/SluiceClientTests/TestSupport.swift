@@ -12,6 +12,8 @@ struct ClientTestError: Error, CustomStringConvertible {
 /// A real Sluice server in this process, on 127.0.0.1 with random ports (retried when taken).
 final class TestServer {
     static let appKey = "demo"
+    /// Signs the app's access tokens.
+    static let secret = "the-client-tests-app-secret-32-bytes"
     let server: Server
 
     init() throws {
@@ -22,7 +24,9 @@ final class TestServer {
             config.rtcPort = Int.random(in: 20000...60000)
             config.rtcWorkers = 1
             config.logLevel = "error"
-            config.apps = [ServerConfig.App(key: Self.appKey, hooksURL: nil, hooksSecret: nil, hooksTimeoutMs: 5000)]
+            var app = ServerConfig.App(key: Self.appKey, hooksURL: nil, hooksSecret: nil, hooksTimeoutMs: 5000)
+            app.secrets = [Self.secret]
+            config.apps = [app]
             do {
                 let server = try Server(config: config)
                 do {

@@ -5,11 +5,14 @@ public struct ConnectResult: Sendable, Hashable {
     public var sessionId: String
     public var serverVersion: String
     public var iceServers: [JSONValue]
+    /// The access token's `sub`, when the session connected with a token that has one.
+    public var identity: String?
 
-    public init(sessionId: String, serverVersion: String, iceServers: [JSONValue]) {
+    public init(sessionId: String, serverVersion: String, iceServers: [JSONValue], identity: String? = nil) {
         self.sessionId = sessionId
         self.serverVersion = serverVersion
         self.iceServers = iceServers
+        self.identity = identity
     }
 }
 
@@ -92,9 +95,11 @@ public final class SluiceSession: @unchecked Sendable {
 
     // MARK: Methods (PROTOCOL.md "Methods")
 
-    public func connect(appKey: String, token: String? = nil, custom: JSONValue? = nil,
+    /// `appKey` may be nil when `token` is given: the token names its app.
+    public func connect(appKey: String?, token: String? = nil, custom: JSONValue? = nil,
                         clientVersion: String? = nil) async throws -> ConnectResult {
-        var params: [String: JSONValue] = ["appKey": .string(appKey)]
+        var params: [String: JSONValue] = [:]
+        if let appKey { params["appKey"] = .string(appKey) }
         if let token { params["token"] = .string(token) }
         if let custom { params["custom"] = custom }
         if let clientVersion { params["clientVersion"] = .string(clientVersion) }
@@ -103,7 +108,8 @@ public final class SluiceSession: @unchecked Sendable {
             throw SignalingError.malformedResponse("connect result without sessionId")
         }
         return ConnectResult(sessionId: sessionId, serverVersion: result["serverVersion"]?.stringValue ?? "",
-                             iceServers: result["iceServers"]?.arrayValue ?? [])
+                             iceServers: result["iceServers"]?.arrayValue ?? [],
+                             identity: result["identity"]?.stringValue)
     }
 
     public func publish(stream: String, sdp: String, constraints: StreamConstraints? = nil,
