@@ -40,7 +40,7 @@ public final class SessionManager {
         self.clock = clock
         self.makeSessionID = makeSessionID ?? SessionManager.randomSessionID
         let transport = hookTransport ?? (config.apps.contains { $0.hooks != nil }
-                                          ? HookTransports() : UnusedHookTransport())
+                                          ? SocketHookTransport() : UnusedHookTransport())
         hooks = HookDispatcher(apps: config.apps, transport: transport, log: log)
         self.wallClockMillis = wallClockMillis ?? { Int64(Date().timeIntervalSince1970 * 1000) }
     }
