@@ -118,7 +118,8 @@ public final class TLSCredentials: @unchecked Sendable {
         for certificate in chain {
             guard SSL_ctrl(ssl, SSL_CTRL_CHAIN_CERT, 1, UnsafeMutableRawPointer(certificate)) == 1 else { return false }
         }
-        return SSL_use_PrivateKey(ssl, privateKey) == 1 && SSL_check_private_key(ssl) == 1
+        // SSL_use_PrivateKey refuses a key that is not the certificate's.
+        return SSL_use_PrivateKey(ssl, privateKey) == 1
     }
 
     /// "CN=…, not after …, sha256 …", for the log.
@@ -131,7 +132,7 @@ public final class TLSCredentials: @unchecked Sendable {
         defer { SSL_CTX_free(context) }
         guard let ssl = SSL_new(context) else { return false }
         defer { SSL_free(ssl) }
-        return install(on: ssl)
+        return install(on: ssl) && SSL_check_private_key(ssl) == 1
     }
 
     // MARK: OpenSSL helpers
