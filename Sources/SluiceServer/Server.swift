@@ -31,6 +31,9 @@ public final class Server {
         signalingConfig.maxHandlesPerSession = config.maxHandlesPerSession
         signalingConfig.logLevel = level
         signalingConfig.turnServers = config.turnServers
+        if let credentials = try config.loadTLSCredentials() {
+            signalingConfig.tls = TLSSettings(credentials: credentials, redirectPort: config.tlsRedirectPort)
+        }
         signaling = SignalingServer(config: signalingConfig, media: media, log: Log(level: level, subsystem: "signaling"))
         AdminAPI(adminToken: config.adminToken, metricsToken: config.metricsToken, media: media, signaling: signaling).register(on: signaling.router)
         WHIPEndpoint(signaling: signaling).register(on: signaling.router)
@@ -40,7 +43,7 @@ public final class Server {
     /// An app of the config as signaling sees it: hooks when `hooks.url` is set.
     static func signalingApp(_ app: ServerConfig.App) -> SignalingConfig.App {
         let hooks = app.hooksURL.map { url in
-            HookSettings(url: url, secret: app.hooksSecret, timeoutMs: app.hooksTimeoutMs)
+            HookSettings(url: url, secret: app.hooksSecret, timeoutMs: app.hooksTimeoutMs, caFile: app.hooksCAFile)
         }
         return SignalingConfig.App(key: app.key, hooks: hooks, limits: PublishLimits(
             maxBitrateKbps: app.maxBitrateKbps, maxWidth: app.maxWidth, maxHeight: app.maxHeight, maxFps: app.maxFps),
@@ -49,9 +52,30 @@ public final class Server {
 
     public func start() throws {
         try signaling.start()
-        log.info("sluice \(SluiceVersion.string) listening on http://\(config.httpHost):\(config.httpPort) (ws: /ws), "
+        let scheme = signaling.config.tls == nil ? ("http", "ws") : ("https", "wss")
+        log.info("sluice \(SluiceVersion.string) listening on \(scheme.0)://\(config.httpHost):\(signaling.port) (\(scheme.1): /ws), "
                  + "media on udp \(config.rtcBindAddress):\(media.ports.map(String.init).joined(separator: ",")), "
                  + "announcing \(config.announcedAddresses.joined(separator: ","))")
+    }
+
+    /// SIGHUP: reads `server.tls`'s certificate and key again. When they load and match, new
+    /// TLS connections get them and open ones keep theirs; when not, the error is logged and
+    /// the old certificate stays. False when nothing was reloaded.
+    @discardableResult
+    public func reloadTLSCertificate() -> Bool {
+        guard signaling.config.tls != nil else {
+            log.info("TLS reload: server.tls is not configured; nothing to reload")
+            return false
+        }
+        do {
+            guard let credentials = try config.loadTLSCredentials() else { return false }
+            if credentials.isExpired { log.warn("TLS reload: the certificate in \(credentials.certificatePath) has expired") }
+            return signaling.replaceTLSCredentials(credentials)
+        } catch {
+            let kept = signaling.tlsCredentials.map { "; keeping \($0.summary)" } ?? ""
+            log.error("TLS reload failed: \(error.problem)\(kept)")
+            return false
+        }
     }
 
     /// Tells every session DISCONNECTED and every stream UNPUBLISHED, then stops the workers.

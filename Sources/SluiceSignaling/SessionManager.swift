@@ -28,7 +28,7 @@ public final class SessionManager {
     var hookSubjects: [SessionID: RPCSession] = [:]
 
     /// `clock` gives monotonic microseconds (rate limiting); `makeSessionID`, `hookTransport`
-    /// and `wallClockMillis` are for tests (hooks go through URLSession by default).
+    /// and `wallClockMillis` are for tests (hooks go through Sluice's own HTTP/HTTPS client by default).
     public init(config: SignalingConfig, media: MediaControl, log: Log = Log(),
                 clock: @escaping () -> UInt64 = MonotonicClock.nowMicros,
                 makeSessionID: (() -> SessionID)? = nil,
@@ -40,7 +40,7 @@ public final class SessionManager {
         self.clock = clock
         self.makeSessionID = makeSessionID ?? SessionManager.randomSessionID
         let transport = hookTransport ?? (config.apps.contains { $0.hooks != nil }
-                                          ? HookTransports() : UnusedHookTransport())
+                                          ? SocketHookTransport() : UnusedHookTransport())
         hooks = HookDispatcher(apps: config.apps, transport: transport, log: log)
         self.wallClockMillis = wallClockMillis ?? { Int64(Date().timeIntervalSince1970 * 1000) }
     }

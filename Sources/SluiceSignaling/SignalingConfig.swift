@@ -29,6 +29,8 @@ public struct SignalingConfig: Sendable {
     public var host: String = "127.0.0.1"
     /// 0 lets the kernel pick; `SignalingServer.port` tells which.
     public var port: Int = 8080
+    /// HTTPS and WSS on `port` for everything served there; nil serves plain HTTP and WS.
+    public var tls: TLSSettings?
     public var apps: [App] = []
     /// Largest WebSocket message, after reassembly (and decompression, were it enabled).
     public var maxMessageBytes: Int = 262_144

@@ -18,6 +18,10 @@ extension SignalingServer {
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             serviceWoke()
             return 0
+        case LWS_CALLBACK_OPENSSL_LOAD_EXTRA_SERVER_VERIFY_CERTS:
+            // During lws_create_vhost of the TLS listener; `user` is its SSL_CTX.
+            if let user, let tlsCertificate { tlsCertificate.attach(to: OpaquePointer(user)) }
+            return 0
 
         // Plain HTTP
         case LWS_CALLBACK_HTTP:
@@ -38,8 +42,9 @@ extension SignalingServer {
 
         // WebSocket
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-            // lws upgrades on any path; only /ws is the signaling endpoint.
-            return !shutdownBegun && requestPath(wsi) == "/ws" ? 0 : 1
+            // lws upgrades on any path; only /ws is the signaling endpoint, and not on the
+            // plain-HTTP redirect port.
+            return !shutdownBegun && !isRedirectPort(wsi) && requestPath(wsi) == "/ws" ? 0 : 1
         case LWS_CALLBACK_ESTABLISHED:
             let connection = WebSocketConnection(wsi: wsi, maxMessageBytes: config.maxMessageBytes)
             webSockets[wsi] = connection
@@ -94,6 +99,17 @@ extension SignalingServer {
         let request = HTTPRequest(method: method, path: path, query: queryString(wsi), headers: headers)
         let exchange = HTTPExchange(wsi: wsi, request: request, maxBodyBytes: config.maxHTTPBodyBytes)
         exchanges[wsi] = exchange
+        if isRedirectPort(wsi) {
+            var redirect = HTTPSRedirect.response(for: request, httpsPort: port, fallbackHost: config.host)
+            guard headers["content-length"].flatMap({ Int($0) }) ?? 0 > 0
+                    || headerValue(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) != nil else {
+                return exchange.respond(redirect)
+            }
+            // A body is not read here: answer, then close rather than parse it as a request.
+            redirect.headers.append(("connection", "close"))
+            _ = exchange.respond(redirect)
+            return -1
+        }
         if headerValue(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) != nil {
             // A chunked request body is not supported; ask for a length and drop the connection.
             _ = exchange.respond(.error(status: 411, message: "Length required", reason: "LENGTH_REQUIRED",
@@ -161,6 +177,10 @@ extension SignalingServer {
             index += 1
         }
         return parts.joined(separator: "&")
+    }
+
+    private func isRedirectPort(_ wsi: OpaquePointer) -> Bool {
+        redirectVhost != nil && lws_get_vhost(wsi) == redirectVhost
     }
 
     private func requestPath(_ wsi: OpaquePointer) -> String? {

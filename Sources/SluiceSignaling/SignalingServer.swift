@@ -11,12 +11,15 @@ public enum SignalingServerError: Error, Equatable, CustomStringConvertible {
     case contextFailed
     /// The listen socket could not be bound (address in use, or not a local address).
     case bindFailed(host: String, port: Int)
+    /// libwebsockets made its TLS listener but never handed over the SSL_CTX.
+    case tlsSetupFailed
 
     public var description: String {
         switch self {
         case .alreadyStarted: return "the signaling server was already started"
         case .contextFailed: return "libwebsockets could not create its context"
         case .bindFailed(let host, let port): return "cannot listen on \(host):\(port)"
+        case .tlsSetupFailed: return "libwebsockets did not set up TLS on the listener"
         }
     }
 }
@@ -37,6 +40,12 @@ public final class SignalingServer {
 
     /// The bound port (the kernel's pick when `config.port` is 0); valid after `start()`.
     public private(set) var port: Int = 0
+    /// The bound plain-HTTP redirect port (`config.tls.redirectPort`), 0 without one.
+    public private(set) var redirectPort: Int = 0
+    /// What the HTTPS listener serves; nil without TLS.
+    let tlsCertificate: TLSServerCertificate?
+    /// The vhost of the redirect port: its requests get `HTTPSRedirect`, nothing else.
+    var redirectVhost: OpaquePointer?
 
     private let waker = ServiceWaker()
     private let control = ShutdownControl()
@@ -61,6 +70,7 @@ public final class SignalingServer {
         self.router = router
         self.log = log
         self.sessions = SessionManager(config: config, media: media, log: log)
+        tlsCertificate = config.tls.map { TLSServerCertificate($0.credentials) }
         if !router.hasRoute("GET", "/health") {
             router.add("GET", "/health") { [weak self] _ in
                 guard let self else { return .notFound }
@@ -89,6 +99,7 @@ public final class SignalingServer {
         let resources = LWSResources(config: config)
         var info = lws_context_creation_info()
         info.options = UInt64(LWS_SERVER_OPTION_EXPLICIT_VHOSTS)
+        if config.tls != nil { info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) }
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.gid = -1
         info.uid = -1
@@ -96,15 +107,34 @@ public final class SignalingServer {
             resources.release()
             throw .contextFailed
         }
+        let baseOptions = UInt64(LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND)
+            | (config.host.contains(":") ? 0 : UInt64(LWS_SERVER_OPTION_DISABLE_IPV6))
         resources.fill(&info)
-        info.options = UInt64(LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND)
-        if !config.host.contains(":") { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
+        info.options = baseOptions
+        if config.tls != nil { resources.fillTLS(&info) }
         guard let vhost = lws_create_vhost(context, &info) else {
             lws_context_destroy(context)
             resources.release()
             throw .bindFailed(host: config.host, port: config.port)
         }
         port = Int(lws_get_vhost_listen_port(vhost))
+        if let tlsCertificate, !tlsCertificate.isAttached {
+            lws_context_destroy(context)
+            resources.release()
+            throw .tlsSetupFailed
+        }
+        if let wanted = config.tls?.redirectPort {
+            var redirectInfo = lws_context_creation_info()
+            resources.fillRedirect(&redirectInfo, port: wanted)
+            redirectInfo.options = baseOptions
+            guard let redirect = lws_create_vhost(context, &redirectInfo) else {
+                lws_context_destroy(context)
+                resources.release()
+                throw .bindFailed(host: config.host, port: wanted)
+            }
+            redirectVhost = redirect
+            redirectPort = Int(lws_get_vhost_listen_port(redirect))
+        }
         self.resources = resources
         waker.set(context)
         let waker = self.waker
@@ -118,7 +148,12 @@ public final class SignalingServer {
         thread.name = "sluice-signaling"
         thread.stackSize = 8 << 20
         thread.start()
-        log.info("listening on \(config.host):\(port)")
+        log.info("listening on \(config.host):\(port)\(tlsCertificate == nil ? "" : " (TLS)")"
+                 + (redirectVhost == nil ? "" : ", redirecting http on port \(redirectPort) to https"))
+        if let credentials = tlsCertificate?.current {
+            log.info("TLS: serving \(credentials.summary)")
+            if credentials.isExpired { log.warn("TLS: the certificate in \(credentials.certificatePath) has expired") }
+        }
     }
 
     private func serve() {
@@ -158,6 +193,19 @@ public final class SignalingServer {
         }
     }
 
+    /// From any thread: new TLS connections get `credentials` from the service thread's next
+    /// wake on; open connections keep theirs. False when the server has no TLS.
+    @discardableResult
+    public func replaceTLSCredentials(_ credentials: TLSCredentials) -> Bool {
+        guard let tlsCertificate else { return false }
+        tlsCertificate.offer(credentials)
+        waker.wake()
+        return true
+    }
+
+    /// The credentials new TLS connections get (or are about to), nil without TLS.
+    public var tlsCredentials: TLSCredentials? { tlsCertificate?.latest }
+
     /// Service thread: runs `task` at the next wake, after hook verdicts and media events.
     /// For work that must not run inside the current call, such as ending a session that
     /// noticed its own end while the session manager was delivering to it.
@@ -169,6 +217,9 @@ public final class SignalingServer {
     /// On the service thread after `lws_cancel_service`: hook verdicts, media events, work
     /// queued by `runSoon`, then shutdown steps.
     func serviceWoke() {
+        if let adopted = tlsCertificate?.adoptPending() {
+            log.info("TLS: reloaded; new connections get \(adopted.summary)")
+        }
         sessions.drainHookCompletions()
         sessions.drainMediaEvents()
         if !soon.isEmpty {

@@ -71,12 +71,13 @@ if checkOnly {
     exit(0)
 }
 
-// Signals are taken synchronously with sigwait on this thread, so the shutdown runs as
-// ordinary code and not inside a signal handler.
+// Signals are taken synchronously with sigwait on this thread, so the shutdown and the TLS
+// reload run as ordinary code and not inside a signal handler.
 var signals = sigset_t()
 sigemptyset(&signals)
 sigaddset(&signals, SIGINT)
 sigaddset(&signals, SIGTERM)
+sigaddset(&signals, SIGHUP)
 pthread_sigmask(SIG_BLOCK, &signals, nil)
 signal(SIGPIPE, SIG_IGN)
 
@@ -96,7 +97,13 @@ if fileLimitReport.isWarning { server.log.warn(fileLimitReport.message) } else {
 if let warning = StartupCheck.warning(config, insecureDev: insecureDev) { server.log.warn(warning) }
 
 var received: Int32 = 0
-sigwait(&signals, &received)
+while true {
+    sigwait(&signals, &received)
+    guard received == SIGHUP else { break }
+    // A certificate renewal: load and check here, then the signaling thread swaps it in.
+    server.log.info("SIGHUP: reloading the TLS certificate")
+    server.reloadTLSCertificate()
+}
 server.log.info("signal \(received): shutting down")
 server.shutdown()
 exit(0)

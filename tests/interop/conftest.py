@@ -15,6 +15,7 @@ import random
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import time
 import urllib.request
@@ -168,6 +169,8 @@ class SluiceServer:
     config_path: Path
     log_path: Path
     process: subprocess.Popen
+    # With server.tls: the context `get` uses (it checks no certificate: tests that care bring their own).
+    ssl_context: Optional[ssl.SSLContext] = None
 
     @property
     def media_port(self) -> int:
@@ -176,7 +179,7 @@ class SluiceServer:
     def get(self, path: str, timeout: float = 5.0):
         """(status, parsed JSON or text) of a GET on the server's HTTP port."""
         try:
-            with urllib.request.urlopen(self.http_url + path, timeout=timeout) as response:
+            with urllib.request.urlopen(self.http_url + path, timeout=timeout, context=self.ssl_context) as response:
                 body = response.read().decode()
                 status = response.status
         except urllib.error.HTTPError as e:
@@ -216,8 +219,11 @@ def server(request, tmp_path, server_config_overrides) -> SluiceServer:
     log = open(log_path, "wb")
     process = subprocess.Popen([str(binary), "--config", str(config_path)], cwd=REPO,
                                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    info = SluiceServer(f"ws://{host}:{http_port}/ws", f"http://{host}:{http_port}",
+    tls = bool(config["server"].get("tls"))
+    info = SluiceServer(f"{'wss' if tls else 'ws'}://{host}:{http_port}/ws", f"{'https' if tls else 'http'}://{host}:{http_port}",
                         list(range(media_port, media_port + WORKERS)), config_path, log_path, process)
+    if tls:
+        info.ssl_context = ssl._create_unverified_context()
     try:
         deadline = time.monotonic() + 30
         last = None

@@ -54,10 +54,12 @@ class SluiceClient:
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
-    async def open(cls, url: str, timeout: float = 10.0) -> "SluiceClient":
+    async def open(cls, url: str, timeout: float = 10.0, ssl=None) -> "SluiceClient":
         # No permessage-deflate, so the frame sizes the tests send are the sizes the server reads.
+        # `ssl`: an SSLContext for a wss:// url (the default one trusts only the system's CAs).
+        extra = {"ssl": ssl} if ssl is not None else {}
         ws = await asyncio.wait_for(
-            ws_connect(url, max_size=None, compression=None, open_timeout=timeout, ping_interval=None),
+            ws_connect(url, max_size=None, compression=None, open_timeout=timeout, ping_interval=None, **extra),
             timeout,
         )
         return cls(ws)

@@ -66,18 +66,23 @@ REPLY_OF = """(method) => {
 
 
 @contextlib.asynccontextmanager
-async def demo_page(server):
-    """Chromium showing the demo page from the server, connected; prints its console at the end."""
+async def demo_page(server, origin: str | None = None, extra_args: tuple = ()):
+    """Chromium showing the demo page from the server, connected; prints its console at the end.
+    `origin` ("https://name:port") replaces the server's own URL, for a name that `extra_args`
+    maps to it (test_tls)."""
     console = []
+    origin = origin or server.http_url
+    ws_url = origin.replace("https://", "wss://", 1).replace("http://", "ws://", 1) + "/ws"
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                          args=CHROMIUM_ARGS + list(extra_args))
         try:
             page = await browser.new_page(viewport={"width": 1280, "height": 980})
             page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
             page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
-            await page.goto(server.http_url + "/")
+            await page.goto(origin + "/")
             assert await page.title() == "Sluice demo"
-            assert await page.input_value("#url") == server.ws_url, "the URL defaults to the page's own host"
+            assert await page.input_value("#url") == ws_url, "the URL defaults to the page's own host"
             assert await page.input_value("#appKey") == "defaultApp"
             await page.click("#connectBtn")
             await _poll(page, "window.demo.log.some((e) => e.kind === 'session' && e.data.status === 'ESTABLISHED')",

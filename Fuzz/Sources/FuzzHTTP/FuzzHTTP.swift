@@ -8,6 +8,9 @@ import SluiceServer
 /// of them come from the input. Nothing may trap, every answer must have a valid status, a
 /// JSON answer must parse, and no static file may come from outside the web root.
 ///
+/// The same request also goes to the HTTPS redirect (`server.tls.redirectPort`), with the
+/// body's first line as its Host header: the Location it builds must stay one https:// URL.
+///
 /// Input: byte 0 picks the method, byte 1 the headers (bit 0: the right admin token, bit 1:
 /// the app key as bearer, bits 2-3: the content type), byte 2 a known path prefix; then the
 /// rest of the path and query up to a newline, then the body.
@@ -75,6 +78,13 @@ public func fuzzHTTP(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     if path.split(separator: "/").contains(where: { $0 == ".." || $0.hasPrefix(".") }),
        staticFiles.response(for: request).status == 200 {
         fatalError("a static file outside the web root or hidden: \(path)")
+    }
+    var redirected = request
+    redirected.headers["host"] = String(decoding: body.prefix { $0 != 0x0A }, as: UTF8.self)
+    let redirect = HTTPSRedirect.response(for: redirected, httpsPort: 8443, fallbackHost: "127.0.0.1")
+    guard redirect.status == 308, let location = redirect.headers.first(where: { $0.name == "location" })?.value,
+          location.hasPrefix("https://"), !location.utf8.contains(where: { $0 < 0x21 || $0 > 0x7E }) else {
+        fatalError("a redirect Location that is not one https:// URL: \(redirect.headers)")
     }
     return 0
 }

@@ -10,6 +10,8 @@ public struct ServerConfig: Sendable {
         public var hooksURL: String?
         public var hooksSecret: String?
         public var hooksTimeoutMs: Int
+        /// PEM CA certificates an `https://` hooks URL is verified against instead of the system's.
+        public var hooksCAFile: String? = nil
         /// Publish caps (kbit/s, pixels, frames per second); nil: no cap.
         public var maxBitrateKbps: Int? = nil
         public var maxWidth: Int? = nil
@@ -27,6 +29,12 @@ public struct ServerConfig: Sendable {
     public var httpPort = 8080
     /// The browser demo and SDK served at `/`; relative paths are from the working directory.
     public var webRoot = "web"
+    /// `server.tls`: PEM certificate (chain) and key files that turn on HTTPS and WSS on
+    /// `httpPort`; both or neither. Checked when the config loads (`loadTLSCredentials`).
+    public var tlsCertificatePath: String?
+    public var tlsPrivateKeyPath: String?
+    /// A plain-HTTP port that only redirects to HTTPS; nil: none.
+    public var tlsRedirectPort: Int?
     public var rtcBindAddress = "127.0.0.1"
     public var rtcPort = 10000
     /// 0 means one worker per core.
@@ -61,14 +69,18 @@ public struct ServerConfig: Sendable {
         } catch {
             throw ConfigError(key: "", problem: "\(path) is not valid JSON: \(error)")
         }
-        return try parse(root)
+        let config = try parse(root)
+        // The files are part of the config: a bad one fails `--check-config` as well.
+        _ = try config.loadTLSCredentials()
+        try config.checkHookCAFiles()
+        return config
     }
 
     public static func parse(_ root: JSONValue) throws(ConfigError) -> ServerConfig {
         var config = ServerConfig()
         let top = try ConfigReader(root, path: "", known: ["server", "rtc", "apps", "admin", "metrics", "log", "limits"])
 
-        let server = try top.child("server", known: ["host", "port", "webRoot"])
+        let server = try top.child("server", known: ["host", "port", "webRoot", "tls"])
         config.httpHost = try server.string("host", default: config.httpHost)
         try requireAddress(config.httpHost, key: "server.host")
         config.httpPort = try server.int("port", default: config.httpPort, range: 1...65535)
@@ -77,6 +89,7 @@ public struct ServerConfig: Sendable {
             // "" would serve the whole working directory.
             throw ConfigError(key: "server.webRoot", problem: "must be a non-empty path")
         }
+        try parseTLS(try server.child("tls", known: ["certificate", "privateKey", "redirectPort"]), into: &config)
 
         let rtc = try top.child("rtc", known: ["bindAddress", "port", "workers", "announcedAddresses", "iceConsentTimeoutSeconds", "turn"])
         config.rtcBindAddress = try rtc.string("bindAddress", default: config.rtcBindAddress)
@@ -109,7 +122,7 @@ public struct ServerConfig: Sendable {
                 if apps.contains(where: { $0.key == key }) {
                     throw ConfigError(key: "apps[\(i)].key", problem: "repeats the app key \"\(key)\"")
                 }
-                let hooks = try app.child("hooks", known: ["url", "secret", "timeoutMs"])
+                let hooks = try app.child("hooks", known: ["url", "secret", "timeoutMs", "caFile"])
                 let url = hooks.object["url"] == nil ? nil : try hooks.string("url", default: "")
                 let secret = hooks.object["secret"] == nil ? nil : try hooks.string("secret", default: "")
                 if let url, !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
@@ -117,6 +130,7 @@ public struct ServerConfig: Sendable {
                 }
                 var entry = App(key: key, hooksURL: url, hooksSecret: secret,
                                 hooksTimeoutMs: try hooks.int("timeoutMs", default: 5000, range: 100...60000))
+                entry.hooksCAFile = try optionalPath(hooks, "caFile")
                 let limits = try app.child("limits", known: ["maxBitrateKbps", "maxWidth", "maxHeight", "maxFps", "stopWhenExceeded"])
                 func cap(_ name: String, _ range: ClosedRange<Int>) throws(ConfigError) -> Int? {
                     limits.object[name] == nil ? nil : try limits.int(name, default: 0, range: range)

@@ -56,7 +56,7 @@ public final class HookDispatcher: @unchecked Sendable {
         }
         headers.append(("Content-Type", "application/json"))
         return HookRequest(event: event, url: hooks.endpoint(for: event), body: bytes, headers: headers,
-                           timeoutMs: hooks.timeoutMs)
+                           timeoutMs: hooks.timeoutMs, caFile: hooks.caFile)
     }
 
     /// Sends an authorizing hook; its outcome comes back through `takeCompletions` under `token`.

@@ -1,16 +1,24 @@
 /// An app's status callbacks (PROTOCOL.md section 4): where they go and how they are signed.
 public struct HookSettings: Sendable, Equatable {
-    /// `http://host[:port][/path]`; each event is POSTed to `{url}/{event}`.
+    /// `http://` or `https://host[:port][/path]`; each event is POSTed to `{url}/{event}`.
     public var url: String
     /// Signs every body (`X-Sluice-Signature`); without it the header is left out.
     public var secret: String?
     /// How long an authorizing hook may take before the request is refused.
     public var timeoutMs: Int
+    /// PEM CA certificates an `https://` url is verified against; nil: the system's store.
+    public var caFile: String?
 
-    public init(url: String, secret: String?, timeoutMs: Int = 5000) {
+    public init(url: String, secret: String?, timeoutMs: Int = 5000, caFile: String? = nil) {
         self.url = url
         self.secret = secret
         self.timeoutMs = timeoutMs
+        self.caFile = caFile
+    }
+
+    /// Nil when `caFile` holds PEM CA certificates the hook client can use; else the problem.
+    public static func problem(withCAFile caFile: String) -> String? {
+        HookTLSContext.problem(withCAFile: caFile)
     }
 
     /// `{url}/{event}`, without a doubled slash.

@@ -8,13 +8,18 @@ public struct HookRequest: Sendable, Equatable {
     /// `X-Sluice-Signature` and `Content-Type`, in that order.
     public var headers: [(name: String, value: String)]
     public var timeoutMs: Int
+    /// For an `https://` url: PEM CA certificates to verify the backend against instead of
+    /// the system's store (`hooks.caFile`).
+    public var caFile: String?
 
-    public init(event: HookEvent, url: String, body: [UInt8], headers: [(name: String, value: String)], timeoutMs: Int) {
+    public init(event: HookEvent, url: String, body: [UInt8], headers: [(name: String, value: String)], timeoutMs: Int,
+                caFile: String? = nil) {
         self.event = event
         self.url = url
         self.body = body
         self.headers = headers
         self.timeoutMs = timeoutMs
+        self.caFile = caFile
     }
 
     public func header(_ name: String) -> String? {
@@ -23,6 +28,7 @@ public struct HookRequest: Sendable, Equatable {
 
     public static func == (lhs: HookRequest, rhs: HookRequest) -> Bool {
         lhs.event == rhs.event && lhs.url == rhs.url && lhs.body == rhs.body && lhs.timeoutMs == rhs.timeoutMs
+            && lhs.caFile == rhs.caFile
             && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
     }
 }
