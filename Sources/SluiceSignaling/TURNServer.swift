@@ -33,7 +33,7 @@ public struct TURNServer: Sendable, Equatable {
     /// The username and password for `user`, valid until `nowSeconds + ttlSeconds`.
     public func credential(user: String, nowSeconds: Int64) -> (username: String, password: String) {
         let username = "\(nowSeconds + Int64(ttlSeconds)):\(user)"
-        let mac = Self.hmacSHA1(key: Array(secret.utf8), message: Array(username.utf8))
+        let mac = HMACDigest.sha1(key: Array(secret.utf8), message: Array(username.utf8))
         return (username, Data(mac).base64EncodedString())
     }
 
@@ -42,23 +42,6 @@ public struct TURNServer: Sendable, Equatable {
         let (username, password) = credential(user: user, nowSeconds: nowSeconds)
         return ["urls": .array(urls.map { .string($0) }), "username": .string(username),
                 "credential": .string(password)]
-    }
-
-    static func hmacSHA1(key: [UInt8], message: [UInt8]) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: 20)
-        var length: UInt32 = 0
-        // OpenSSL reads a null pointer as "no key" even with length 0: never hand it one.
-        let keyStorage = key.isEmpty ? [0] : key
-        let messageStorage = message.isEmpty ? [0] : message
-        keyStorage.withUnsafeBufferPointer { keyBytes in
-            messageStorage.withUnsafeBufferPointer { messageBytes in
-                digest.withUnsafeMutableBufferPointer { out in
-                    _ = HMAC(EVP_sha1(), keyBytes.baseAddress, Int32(key.count),
-                             messageBytes.baseAddress, message.count, out.baseAddress, &length)
-                }
-            }
-        }
-        return Array(digest.prefix(Int(length)))
     }
 
     /// nil when `url` is a TURN URL a browser accepts (RFC 7065: `turn:` or `turns:`, a host,

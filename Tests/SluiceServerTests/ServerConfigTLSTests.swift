@@ -6,7 +6,7 @@ import Testing
 /// `server.tls` and `apps[].hooks.caFile`: the keys, and the files checked when the config loads.
 struct ServerConfigTLSTests {
     private func parse(_ text: String) throws -> ServerConfig {
-        try ServerConfig.parse(try JSONValue.parse(text))
+        try parseConfig(text)
     }
 
     @Test func readsTheKeys() throws {
@@ -32,13 +32,7 @@ struct ServerConfigTLSTests {
         (#"{"apps": [{"key": "a", "hooks": {"url": "https://h", "caFile": ""}}]}"#, "apps[0].hooks.caFile", "non-empty"),
     ])
     func badKeysAreNamed(text: String, key: String, problem: String) throws {
-        do {
-            _ = try parse(text)
-            Issue.record("accepted \(text)")
-        } catch let error as ConfigError {
-            #expect(error.key == key)
-            #expect(error.problem.contains(problem), "\(error.problem)")
-        }
+        try expectConfigError(text, key: key, problem: problem)
     }
 
     /// Loading the config reads the files: a missing or mismatched one is a config error that

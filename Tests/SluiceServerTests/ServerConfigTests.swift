@@ -5,7 +5,7 @@ import Testing
 
 struct ServerConfigTests {
     private func parse(_ text: String) throws -> ServerConfig {
-        try ServerConfig.parse(try JSONValue.parse(text))
+        try parseConfig(text)
     }
 
     @Test func defaultConfigFileIsValidAndLoopbackOnly() throws {
@@ -48,13 +48,7 @@ struct ServerConfigTests {
         (#"[]"#, "", "must be an object"),
     ])
     func badConfigNamesKey(text: String, key: String, problem: String) throws {
-        do {
-            _ = try parse(text)
-            Issue.record("accepted \(text)")
-        } catch let error as ConfigError {
-            #expect(error.key == key)
-            #expect(error.problem.contains(problem), "\(error.problem)")
-        }
+        try expectConfigError(text, key: key, problem: problem)
     }
 
     @Test func appLimitsAreRead() throws {

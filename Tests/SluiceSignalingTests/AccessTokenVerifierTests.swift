@@ -20,7 +20,7 @@ let testNow = 1_800_000_000.0
 /// Signs `claims` (as given, any JSON) under `secret` with a header of the caller's choice.
 func forgeToken(header: JSONValue = ["alg": "HS256", "typ": "JWT"], claims: JSONValue, secret: String = testSecret) -> String {
     let input = Base64URL.encode(header.serializedBytes()) + "." + Base64URL.encode(claims.serializedBytes())
-    return input + "." + Base64URL.encode(HookSignature.hmacSHA256(key: Array(secret.utf8), message: Array(input.utf8)))
+    return input + "." + Base64URL.encode(HMACDigest.sha256(key: Array(secret.utf8), message: Array(input.utf8)))
 }
 
 @Suite struct AccessTokenVerifierTests {

@@ -14,13 +14,13 @@ import Testing
 
     /// RFC 4231 section 4.3, test case 2: a key shorter than the block, ASCII data.
     @Test func rfc4231TestCase2() {
-        let mac = HookSignature.hmacSHA256(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8))
+        let mac = HMACDigest.sha256(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8))
         #expect(HookSignature.hex(mac) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }
 
     /// RFC 4231 section 4.2, test case 1: 20 bytes of 0x0b, "Hi There".
     @Test func rfc4231TestCase1() {
-        let mac = HookSignature.hmacSHA256(key: [UInt8](repeating: 0x0b, count: 20), message: Array("Hi There".utf8))
+        let mac = HMACDigest.sha256(key: [UInt8](repeating: 0x0b, count: 20), message: Array("Hi There".utf8))
         #expect(mac == bytes(hex: "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"))
     }
 
@@ -28,12 +28,12 @@ import Testing
     @Test func rfc4231TestCase7() {
         let data = "This is a test using a larger than block-size key and a larger than block-size data. "
             + "The key needs to be hashed before being used by the HMAC algorithm."
-        let mac = HookSignature.hmacSHA256(key: [UInt8](repeating: 0xaa, count: 131), message: Array(data.utf8))
+        let mac = HMACDigest.sha256(key: [UInt8](repeating: 0xaa, count: 131), message: Array(data.utf8))
         #expect(HookSignature.hex(mac) == "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2")
     }
 
     @Test func emptyKeyAndBody() {
-        let mac = HookSignature.hmacSHA256(key: [], message: [])
+        let mac = HMACDigest.sha256(key: [], message: [])
         #expect(HookSignature.hex(mac) == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
     }
 

@@ -20,7 +20,7 @@ public func fuzzJWT(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     }
 
     let signingInput = Base64URL.encode(Array(#"{"alg":"HS256"}"#.utf8)) + "." + Base64URL.encode(bytes)
-    let signature = HookSignature.hmacSHA256(key: Array(secret.utf8), message: Array(signingInput.utf8))
+    let signature = HMACDigest.sha256(key: Array(secret.utf8), message: Array(signingInput.utf8))
     let token = signingInput + "." + Base64URL.encode(signature)
     do {
         _ = try verifier.verify(token, now: now)

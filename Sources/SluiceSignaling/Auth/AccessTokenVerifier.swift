@@ -55,7 +55,7 @@ public struct AccessTokenVerifier: Sendable {
         // The signing input is the first two parts exactly as sent, with their dot.
         let signingInput = Array(bytes[..<parts[1].endIndex])
         let matches = appKeys.contains { key in
-            Self.constantTimeEqual(HookSignature.hmacSHA256(key: key, message: signingInput), signature)
+            Self.constantTimeEqual(HMACDigest.sha256(key: key, message: signingInput), signature)
         }
         guard matches else { throw .badSignature }
 

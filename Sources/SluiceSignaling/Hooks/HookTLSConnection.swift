@@ -98,7 +98,7 @@ final class HookTLSConnection {
             case SSL_ERROR_ZERO_RETURN:
                 return .failed("closed")
             default:
-                let detail = HookTLSConnection.drainErrors()
+                let detail = OpenSSLErrors.drain()
                 return .failed(detail.isEmpty ? "the connection closed" : detail)
             }
         }
@@ -138,15 +138,4 @@ final class HookTLSConnection {
         return inet_pton(AF_INET, host, &address) == 1 || inet_pton(AF_INET6, host, &address) == 1
     }
 
-    private static func drainErrors() -> String {
-        var messages: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            messages.append(String(cString: buffer))
-        }
-        return messages.joined(separator: "; ")
-    }
 }

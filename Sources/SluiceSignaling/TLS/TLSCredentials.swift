@@ -85,7 +85,7 @@ public final class TLSCredentials: @unchecked Sendable {
             return key != nil
         }
         guard let key else {
-            let detail = drainErrors()
+            let detail = OpenSSLErrors.drain()
             release()
             throw TLSCredentialsError(path: privateKeyPath,
                                       description: "\(privateKeyPath) holds no usable PEM private key"
@@ -102,7 +102,7 @@ public final class TLSCredentials: @unchecked Sendable {
                                          certificatePath: certificatePath, privateKeyPath: privateKeyPath)
         // The same calls a handshake makes, on a scratch context: what passes here serves.
         guard credentials.checkedInScratchContext() else {
-            let detail = drainErrors()
+            let detail = OpenSSLErrors.drain()
             throw TLSCredentialsError(path: certificatePath,
                                       description: "OpenSSL refuses the certificate in \(certificatePath) with the key in "
                                           + "\(privateKeyPath)" + (detail.isEmpty ? "" : ": \(detail)"))
@@ -170,18 +170,6 @@ public final class TLSCredentials: @unchecked Sendable {
             defer { BIO_free(bio) }
             return body(bio)
         }
-    }
-
-    private static func drainErrors() -> String {
-        var messages: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            messages.append(String(cString: buffer))
-        }
-        return messages.joined(separator: "; ")
     }
 
     private static func subjectLine(of certificate: OpaquePointer) -> String {
