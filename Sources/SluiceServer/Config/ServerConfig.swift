@@ -22,6 +22,9 @@ public struct ServerConfig: Sendable {
     public var webRoot = "web"
     public var rtcBindAddress = "127.0.0.1"
     public var rtcPort = 10000
+    /// ICE-TCP: first worker's TCP media port (worker i uses tcpPort + i); nil: the same
+    /// numbers as `rtcPort` (TCP and UDP ports are separate); 0: no TCP.
+    public var rtcTCPPort: Int?
     /// 0 means one worker per core.
     public var rtcWorkers = 0
     public var announcedAddresses = ["127.0.0.1"]
@@ -67,7 +70,8 @@ public struct ServerConfig: Sendable {
             throw ConfigError(key: "server.webRoot", problem: "must be a non-empty path")
         }
 
-        let rtc = try top.child("rtc", known: ["bindAddress", "port", "workers", "announcedAddresses", "iceConsentTimeoutSeconds"])
+        let rtc = try top.child("rtc", known: ["bindAddress", "port", "tcpPort", "workers", "announcedAddresses",
+                                               "iceConsentTimeoutSeconds"])
         config.rtcBindAddress = try rtc.string("bindAddress", default: config.rtcBindAddress)
         try requireAddress(config.rtcBindAddress, key: "rtc.bindAddress")
         config.rtcPort = try rtc.int("port", default: config.rtcPort, range: 1...65535)
@@ -82,6 +86,21 @@ public struct ServerConfig: Sendable {
         config.iceConsentTimeoutSeconds = try rtc.int("iceConsentTimeoutSeconds", default: config.iceConsentTimeoutSeconds, range: 1...300)
         if config.rtcPort + max(config.rtcWorkers, 1) - 1 > 65535 {
             throw ConfigError(key: "rtc.port", problem: "leaves no room for one port per worker")
+        }
+        if rtc.object["tcpPort"] != nil {
+            config.rtcTCPPort = try rtc.int("tcpPort", default: 0, range: 0...65535)
+        }
+        if let tcp = config.tcpPortOrNil {
+            if tcp + max(config.rtcWorkers, 1) - 1 > 65535 {
+                throw ConfigError(key: "rtc.tcpPort", problem: "leaves no room for one port per worker")
+            }
+            // The media TCP ports and the HTTP port share TCP's namespace.
+            let sameHost = config.rtcBindAddress == config.httpHost || [config.rtcBindAddress, config.httpHost]
+                .contains { $0 == "0.0.0.0" || $0 == "::" }
+            if sameHost, (tcp...(tcp + config.workerCount - 1)).contains(config.httpPort) {
+                throw ConfigError(key: "rtc.tcpPort", problem: "its ports \(tcp)-\(tcp + config.workerCount - 1) "
+                                  + "(one per worker) include server.port \(config.httpPort)")
+            }
         }
 
         if let appsValue = top.object["apps"] {
@@ -139,6 +158,12 @@ public struct ServerConfig: Sendable {
         guard SocketAddress(host: text, port: 0) != nil else {
             throw ConfigError(key: key, problem: "must be an IPv4 or IPv6 address, not \"\(text)\"")
         }
+    }
+
+    /// The first ICE-TCP port, or nil when TCP is off (`rtc.tcpPort: 0`).
+    public var tcpPortOrNil: Int? {
+        let port = rtcTCPPort ?? rtcPort
+        return port == 0 ? nil : port
     }
 
     /// Workers to start: the configured count, or one per core.
