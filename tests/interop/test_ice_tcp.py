@@ -103,16 +103,24 @@ async def _inbound(page, predicate, timeout: float, what: str) -> dict:
     return stats["inbound"]
 
 
+async def _server_transport(page, handle: str, protocol: str) -> dict:
+    """The server's view of the handle's path (getStats `transport`), once it is `protocol`."""
+    stats = await poll(page, f"window.sluice.call('getStats', {{handle: '{handle}'}})",
+                       lambda s: (s.get("transport") or {}).get("protocol") == protocol, 10,
+                       f"getStats transport.protocol {protocol}", interval=0.25)
+    return stats["transport"]
+
+
 async def _play(page, server, stream: str) -> dict:
-    """Plays `stream`; returns the selected pair, the timing and the inbound stats once 30
-    frames of the camera's size are decoded."""
-    await page.evaluate("([url, stream]) => window.sluice.play(url, stream)", [server.ws_url, stream])
+    """Plays `stream`; returns the timing and the inbound stats once 30 frames of the
+    camera's size are decoded."""
+    played = await page.evaluate("([url, stream]) => window.sluice.play(url, stream)", [server.ws_url, stream])
     await wait_page_status(page, "PLAYING", 20)
     await _inbound(page, lambda s: s["framesDecoded"] > 0, 20, "a decoded frame")
     inbound = await _inbound(page, lambda s: s["framesDecoded"] >= 30 and (s["frameWidth"], s["frameHeight"])
                              == (CAMERA_WIDTH, CAMERA_HEIGHT), 30, "30 decoded frames at the camera's size")
     timing = await page.evaluate("window.sluice.playTiming()")
-    return {"timing": timing, "inbound": inbound}
+    return {"timing": timing, "inbound": inbound, "handle": played["handle"]}
 
 
 def _metric(server, name: str) -> float:
@@ -149,6 +157,7 @@ async def _over_ice_tcp(server, figures, tmp_path):
             publisher_pair = await _selected_pair(publisher, "tcp")
             assert publisher_pair["remote"]["protocol"] == "tcp", publisher_pair
             assert publisher_pair["remote"]["tcpType"] == "passive", publisher_pair
+            await _server_transport(publisher, published["handle"], "tcp")
 
             timings = {"tcp": [], "udp": []}
             pairs = {}
@@ -158,6 +167,7 @@ async def _over_ice_tcp(server, figures, tmp_path):
                     played = await _play(page, server, stream)
                     pairs[kind] = await _selected_pair(page, kind)
                     timings[kind].append(played["timing"])
+                    server_side = await _server_transport(page, played["handle"], kind)
                     if i == len(PLAYER_ORDER) - 1:
                         # The last player (TCP) keeps decoding after the others came and went.
                         seen = played["inbound"]["framesDecoded"]
@@ -168,6 +178,7 @@ async def _over_ice_tcp(server, figures, tmp_path):
                         sent = _metric(server, "sluice_worker_tcp_frames_sent_total")
                         open_connections = _metric(server, "sluice_worker_tcp_connections")
                         dropped_by_queue = _metric(server, "sluice_worker_tcp_send_dropped_packets_total")
+                        assert server_side.get("sendDroppedPackets") == 0, server_side
             assert pairs["tcp"]["remote"]["tcpType"] == "passive", pairs
             dropped = dropped_udp_packets()
             assert dropped > 0, "Chromium sent no UDP at all: the block was not tested"

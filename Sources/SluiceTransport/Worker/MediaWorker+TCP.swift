@@ -50,6 +50,11 @@ extension MediaWorker {
     /// Packets dropped because a TCP reader was too slow (its connection's queue was full).
     public var tcpSendDroppedPackets: UInt64 { tcp.sendDropped.load(ordering: .relaxed) }
 
+    /// Packets dropped on one connection because its send queue was full (worker thread).
+    public func tcpSendDroppedPackets(on path: MediaPath) -> UInt64 {
+        tcp.connection(for: path)?.sendQueue.droppedPackets ?? 0
+    }
+
     // MARK: Client side (worker thread)
 
     /// Opens a TCP media connection to `remote` (a server's passive candidate), for a

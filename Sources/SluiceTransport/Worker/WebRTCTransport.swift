@@ -119,6 +119,16 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
 
     public var isConnected: Bool { state == .connected }
 
+    /// The path media takes now (nil until ICE selected one): UDP, or a TCP connection.
+    public var selectedPath: MediaPath? { selected }
+
+    /// Packets dropped because the selected TCP connection's send queue was full (a slow
+    /// reader); 0 over UDP.
+    public var tcpSendDroppedPackets: UInt64 {
+        guard let selected, selected.isTCP else { return 0 }
+        return worker.tcpSendDroppedPackets(on: selected)
+    }
+
     // MARK: Receive (worker thread)
 
     public func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: MediaPath, now: UInt64) {
