@@ -98,8 +98,9 @@ public struct ServerConfig: Sendable {
             let sameHost = config.rtcBindAddress == config.httpHost || [config.rtcBindAddress, config.httpHost]
                 .contains { $0 == "0.0.0.0" || $0 == "::" }
             if sameHost, (tcp...(tcp + config.workerCount - 1)).contains(config.httpPort) {
-                throw ConfigError(key: "rtc.tcpPort", problem: "its ports \(tcp)-\(tcp + config.workerCount - 1) "
-                                  + "(one per worker) include server.port \(config.httpPort)")
+                let unset = config.rtcTCPPort == nil ? "(rtc.port, as it is not set) " : ""
+                throw ConfigError(key: "rtc.tcpPort", problem: "\(unset)gives TCP ports \(tcp)-\(tcp + config.workerCount - 1), "
+                                  + "one per worker, which include server.port \(config.httpPort); move one, or set rtc.tcpPort to 0")
             }
         }
 
