@@ -18,6 +18,7 @@ let package = Package(
         fuzzTarget("FuzzWire", ["SluiceWire"]),
         fuzzTarget("FuzzSDP", ["SluiceSDP"]),
         fuzzTarget("FuzzSTUN", ["SluiceTransport", "SluiceWire"]),
+        fuzzTarget("FuzzRFC4571", ["SluiceTransport"]),
         fuzzTarget("FuzzRTP", ["SluiceRTP", "SluiceWire"]),
         fuzzTarget("FuzzRTCP", ["SluiceRTP", "SluiceWire"]),
         fuzzTarget("FuzzJSONRPC", ["SluiceJSON", "SluiceSignaling"]),

@@ -60,8 +60,15 @@ ip link set lt-peer up
 read -r http_port rtc_port janus_port < <(python3 - <<'PY'
 import socket
 t = socket.socket(); t.bind(("127.0.0.1", 0))
-u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(("127.0.0.1", 0))
 j = socket.socket(); j.bind(("127.0.0.1", 0))
+# The media port must be free for TCP too (Sluice's ICE-TCP listens on the same number).
+while True:
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(("127.0.0.1", 0))
+    try:
+        socket.socket().bind(("127.0.0.1", u.getsockname()[1]))
+        break
+    except OSError:
+        continue
 print(t.getsockname()[1], u.getsockname()[1], j.getsockname()[1])
 PY
 )

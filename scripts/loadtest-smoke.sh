@@ -33,11 +33,18 @@ set -uo pipefail
 out="$1" seconds="$2" players="$3"
 ip link set lo up || exit 1
 
-# A free TCP port for signaling and a free UDP port for media (bound and released).
+# A free TCP port for signaling and a media port free for UDP and for TCP (ICE-TCP listens on
+# the same number), all bound together and released.
 read -r http_port rtc_port < <(python3 - <<'PY'
 import socket
 t = socket.socket(socket.AF_INET, socket.SOCK_STREAM); t.bind(("127.0.0.1", 0))
-u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(("127.0.0.1", 0))
+while True:
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(("127.0.0.1", 0))
+    try:
+        socket.socket(socket.AF_INET, socket.SOCK_STREAM).bind(("127.0.0.1", u.getsockname()[1]))
+        break
+    except OSError:
+        continue
 print(t.getsockname()[1], u.getsockname()[1])
 PY
 )

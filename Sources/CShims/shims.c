@@ -121,3 +121,128 @@ void sluice_eventfd_drain(int fd) {
     ssize_t r = read(fd, &value, sizeof(value));
     (void)r;
 }
+
+static uint32_t sluice_epoll_mask(uint32_t events) {
+    uint32_t mask = 0;
+    if (events & SLUICE_EPOLL_IN) mask |= EPOLLIN | EPOLLRDHUP;
+    if (events & SLUICE_EPOLL_OUT) mask |= EPOLLOUT;
+    return mask;
+}
+
+int sluice_epoll_add_events(int epfd, int fd, uint64_t tag, uint32_t events) {
+    struct epoll_event ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.events = sluice_epoll_mask(events);
+    ev.data.u64 = tag;
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+int sluice_epoll_mod(int epfd, int fd, uint64_t tag, uint32_t events) {
+    struct epoll_event ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.events = sluice_epoll_mask(events);
+    ev.data.u64 = tag;
+    return epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev);
+}
+
+int sluice_epoll_wait_events(int epfd, uint64_t *tags, uint32_t *flags, int max, int timeout_ms) {
+    struct epoll_event evs[64];
+    if (max > 64) max = 64;
+    int n = epoll_wait(epfd, evs, max, timeout_ms);
+    for (int i = 0; i < n; i++) {
+        tags[i] = evs[i].data.u64;
+        uint32_t f = 0;
+        if (evs[i].events & EPOLLIN) f |= SLUICE_EPOLL_IN;
+        if (evs[i].events & EPOLLOUT) f |= SLUICE_EPOLL_OUT;
+        if (evs[i].events & (EPOLLHUP | EPOLLERR | EPOLLRDHUP)) f |= SLUICE_EPOLL_HUP;
+        flags[i] = f;
+    }
+    return n;
+}
+
+#include <errno.h>
+#include <netinet/tcp.h>
+#include <sys/uio.h>
+
+static socklen_t sluice_addr_len(const struct sockaddr_storage *addr) {
+    return addr->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+}
+
+static void sluice_nodelay(int fd) {
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+int sluice_tcp_listen(const struct sockaddr_storage *addr, int backlog) {
+    int fd = socket(addr->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (bind(fd, (const struct sockaddr *)addr, sluice_addr_len(addr)) != 0 || listen(fd, backlog) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+int sluice_tcp_accept(int fd, struct sockaddr_storage *peer) {
+    socklen_t len = sizeof(*peer);
+    int conn = accept4(fd, (struct sockaddr *)peer, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (conn >= 0) sluice_nodelay(conn);
+    return conn;
+}
+
+int sluice_tcp_connect(const struct sockaddr_storage *addr, int *in_progress) {
+    *in_progress = 0;
+    int fd = socket(addr->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    sluice_nodelay(fd);
+    if (connect(fd, (const struct sockaddr *)addr, sluice_addr_len(addr)) != 0) {
+        if (errno != EINPROGRESS) {
+            int saved = errno;
+            close(fd);
+            errno = saved;
+            return -1;
+        }
+        *in_progress = 1;
+    }
+    return fd;
+}
+
+int sluice_socket_error(int fd) {
+    int error = 0;
+    socklen_t len = sizeof(error);
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len) != 0) return errno;
+    return error;
+}
+
+void sluice_set_send_buffer(int fd, int bytes) {
+    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof(bytes));
+}
+
+long sluice_tcp_write2(int fd, const void *a, size_t alen, const void *b, size_t blen) {
+    struct iovec iov[2] = {{(void *)a, alen}, {(void *)b, blen}};
+    struct msghdr msg;
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_iov = iov;
+    msg.msg_iovlen = blen > 0 ? 2 : 1;
+    for (;;) {
+        ssize_t n = sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (n >= 0) return (long)n;
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+        return -1;
+    }
+}
+
+long sluice_tcp_read(int fd, void *buf, size_t len) {
+    for (;;) {
+        ssize_t n = recv(fd, buf, len, MSG_DONTWAIT);
+        if (n >= 0) return (long)n;
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return -2;
+        return -1;
+    }
+}

@@ -615,6 +615,8 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         var stats = HandleStats(handle: parameters.handle, stream: parameters.stream, role: .play,
                                 audio: kindStats(audio), video: kindStats(video))
         stats.connectionQuality = quality
+        stats.transportProtocol = transport.selectedPath.map { $0.isTCP ? "tcp" : "udp" }
+        stats.tcpSendDroppedPackets = transport.tcpSendDroppedPackets
         return stats
     }
 }

@@ -61,7 +61,13 @@ public final class MediaEngine: @unchecked Sendable {
         for i in 0..<max(1, config.workers) {
             let port = config.basePort == 0 ? 0 : config.basePort + UInt16(i)
             let address = SocketAddress(host: config.bindAddress.host, port: port) ?? config.bindAddress
-            workers.append(try MediaWorker(index: i, bindAddress: address))
+            let tcpAddress = config.tcpBasePort.map { base in
+                SocketAddress(host: config.bindAddress.host, port: base == 0 ? 0 : base + UInt16(i)) ?? config.bindAddress
+            }
+            let worker = try MediaWorker(index: i, bindAddress: address, tcpBindAddress: tcpAddress,
+                                         tcpOptions: config.tcpOptions)
+            worker.log = config.workerLog
+            workers.append(worker)
         }
         self.workers = workers
         workerMedia = workers.map { WorkerMedia(worker: $0, security: security) }
@@ -74,6 +80,8 @@ public final class MediaEngine: @unchecked Sendable {
 
     /// The media port of each worker (after binding, so an ephemeral port is known).
     public var ports: [UInt16] { workers.map(\.localAddress.port) }
+    /// The ICE-TCP port of each worker; empty when TCP is off.
+    public var tcpPorts: [UInt16] { workers.compactMap(\.localTCPAddress?.port) }
 
     // MARK: Requests
 
@@ -346,9 +354,14 @@ public final class MediaEngine: @unchecked Sendable {
         return Int(hash % UInt64(workers.count))
     }
 
-    private func candidates(worker: Int) -> [(host: String, port: UInt16)] {
-        let port = workers[worker].localAddress.port
-        return config.announcedAddresses.map { ($0, port) }
+    /// Every announced address as a UDP host candidate, then (ICE-TCP on) as a passive TCP one.
+    private func candidates(worker: Int) -> [ServerCandidate] {
+        let port = Int(workers[worker].localAddress.port)
+        var result = config.announcedAddresses.map { ServerCandidate(ip: $0, port: port) }
+        if let tcpPort = workers[worker].localTCPAddress?.port {
+            result += config.announcedAddresses.map { ServerCandidate(ip: $0, port: Int(tcpPort), transport: "tcp") }
+        }
+        return result
     }
 
     static func makeHandle(prefix: String) -> StreamHandle {

@@ -1,3 +1,4 @@
+import SluiceTransport
 import SluiceWire
 
 /// What the media engine needs from the server config (`rtc` and `limits`).
@@ -6,14 +7,23 @@ public struct MediaEngineConfig: Sendable {
     /// First worker's port; worker i listens on basePort + i (0: ephemeral, for tests).
     public var basePort: UInt16
     public var workers: Int
+    /// First worker's ICE-TCP port; worker i listens on tcpBasePort + i (0: ephemeral, for
+    /// tests). nil: no TCP, and answers carry UDP candidates only.
+    public var tcpBasePort: UInt16?
+    public var tcpOptions = TCPMediaOptions()
+    /// Where workers write their log lines (bad TCP input); nil: nowhere.
+    public var workerLog: (@Sendable (String) -> Void)?
     public var announcedAddresses: [String]
     public var iceConsentTimeoutSeconds: Int
     public var maxStreams: Int
     public var maxPlayersPerStream: Int
 
     public init(bindAddress: SocketAddress, basePort: UInt16, workers: Int, announcedAddresses: [String],
-                iceConsentTimeoutSeconds: Int = 10, maxStreams: Int = 1000, maxPlayersPerStream: Int = 500) {
+                iceConsentTimeoutSeconds: Int = 10, maxStreams: Int = 1000, maxPlayersPerStream: Int = 500,
+                tcpBasePort: UInt16? = nil, workerLog: (@Sendable (String) -> Void)? = nil) {
         self.bindAddress = bindAddress
+        self.tcpBasePort = tcpBasePort
+        self.workerLog = workerLog
         self.basePort = basePort
         self.workers = workers
         self.announcedAddresses = announcedAddresses

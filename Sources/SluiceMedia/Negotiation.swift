@@ -9,7 +9,7 @@ struct Negotiation {
     enum Role { case publish, play }
 
     func negotiate(offer: String, role: Role, handle: StreamHandle, stream: String,
-                   candidates: [(host: String, port: UInt16)],
+                   candidates: [ServerCandidate],
                    publisherTracks: (audio: TrackParameters?, video: TrackParameters?)?,
                    constraints: StreamConstraints,
                    consentTimeoutMicros: UInt64) throws(MediaError) -> (String, EndpointParameters) {
@@ -20,7 +20,7 @@ struct Negotiation {
         var answerParameters = AnswerParameters(
             role: role == .publish ? .publish : .play, iceUfrag: localUfrag, icePwd: localPassword,
             fingerprint: fingerprint,
-            candidates: candidates.map { ServerCandidate(ip: $0.host, port: Int($0.port)) },
+            candidates: candidates,
             localStreamID: stream,
             videoBitrateKbps: role == .publish ? constraints.video?.bitrateKbps ?? constraints.video?.maxBitrateKbps : nil,
             audioBitrateKbps: role == .publish ? constraints.audioBitrateKbps : nil)

@@ -434,6 +434,8 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         var stats = HandleStats(handle: parameters.handle, stream: parameters.stream, role: .publish,
                                 audio: audioStats, video: videoStats)
         stats.connectionQuality = quality
+        stats.transportProtocol = transport.selectedPath.map { $0.isTCP ? "tcp" : "udp" }
+        stats.tcpSendDroppedPackets = transport.tcpSendDroppedPackets
         return stats
     }
 }

@@ -44,15 +44,20 @@ struct AnswerBuilder {
         return m
     }
 
-    /// RFC 8445 5.1.2.1 priority for host candidates, local preference falling with the index.
+    /// Host candidates with `CandidatePriority`'s priorities: UDP first in preference, passive
+    /// TCP (ICE-TCP, RFC 6544) below every UDP one. Each line has a foundation of its own.
     private func candidateLines() -> [String] {
-        parameters.candidates.enumerated().map { index, c in
-            let localPreference = max(0, 65535 - index)
-            let priority = (126 << 24) + (localPreference << 8) + (256 - 1)
+        var udpIndex = 0
+        var tcpIndex = 0
+        return parameters.candidates.enumerated().map { index, c in
             let transport = c.transport.lowercased()
-            var line = "\(index + 1) 1 \(transport) \(priority) \(c.ip) \(c.port) typ host"
-            if transport == "tcp" { line += " tcptype passive" }
-            return line
+            if transport == "tcp" {
+                defer { tcpIndex += 1 }
+                let priority = CandidatePriority.tcpPassiveHost(index: tcpIndex)
+                return "\(index + 1) 1 tcp \(priority) \(c.ip) \(c.port) typ host tcptype passive"
+            }
+            defer { udpIndex += 1 }
+            return "\(index + 1) 1 \(transport) \(CandidatePriority.udpHost(index: udpIndex)) \(c.ip) \(c.port) typ host"
         }
     }
 

@@ -21,7 +21,9 @@ public final class Server {
             bindAddress: bind, basePort: UInt16(config.rtcPort), workers: config.workerCount,
             announcedAddresses: config.announcedAddresses,
             iceConsentTimeoutSeconds: config.iceConsentTimeoutSeconds,
-            maxStreams: config.maxStreams, maxPlayersPerStream: config.maxPlayersPerStream))
+            maxStreams: config.maxStreams, maxPlayersPerStream: config.maxPlayersPerStream,
+            tcpBasePort: config.tcpPortOrNil.map { UInt16($0) },
+            workerLog: Server.workerLog(level: level)))
         var signalingConfig = SignalingConfig(host: config.httpHost, port: config.httpPort,
                                               apps: config.apps.map(Server.signalingApp),
                                               serverVersion: SluiceVersion.string)
@@ -40,6 +42,12 @@ public final class Server {
         StaticFiles(root: config.webRoot).register(on: signaling.router)
     }
 
+    /// Media workers log only bad TCP input (rate-limited), as warnings.
+    static func workerLog(level: Log.Level) -> @Sendable (String) -> Void {
+        let log = Log(level: level, subsystem: "media")
+        return { line in log.warn(line) }
+    }
+
     /// An app of the config as signaling sees it: hooks when `hooks.url` is set.
     static func signalingApp(_ app: ServerConfig.App) -> SignalingConfig.App {
         let hooks = app.hooksURL.map { url in
@@ -54,7 +62,9 @@ public final class Server {
         try signaling.start()
         let scheme = signaling.config.tls == nil ? ("http", "ws") : ("https", "wss")
         log.info("sluice \(SluiceVersion.string) listening on \(scheme.0)://\(config.httpHost):\(signaling.port) (\(scheme.1): /ws), "
-                 + "media on udp \(config.rtcBindAddress):\(media.ports.map(String.init).joined(separator: ",")), "
+                 + "media on udp \(config.rtcBindAddress):\(media.ports.map(String.init).joined(separator: ","))"
+                 + (media.tcpPorts.isEmpty ? " (no tcp)" : " and tcp \(media.tcpPorts.map(String.init).joined(separator: ","))")
+                 + ", "
                  + "announcing \(config.announcedAddresses.joined(separator: ","))")
     }
 

@@ -19,6 +19,11 @@ public enum MediaJSON {
         // measured loss, jitter or delay, so the object is always there (PROTOCOL.md section 3).
         let quality = stats.connectionQuality ?? .unimpaired
         object["connectionQuality"] = ["score": JSONValue(quality.score), "level": .string(quality.level.rawValue)]
+        if let path = stats.transportProtocol {
+            var transport: JSONObject = ["protocol": .string(path)]
+            if path == "tcp" { transport["sendDroppedPackets"] = JSONValue(stats.tcpSendDroppedPackets) }
+            object["transport"] = .object(transport)
+        }
         return .object(object)
     }
 

@@ -35,9 +35,12 @@ public enum ICEResult: Sendable, Equatable {
 /// prober that the ufrag exists and would let a spoofed source reflect traffic at a third party.
 /// A well-formed peer never needs those error responses to make progress.
 public final class ICELiteServer {
+    /// A remote tuple: a UDP source address, or a TCP connection (ICE-TCP: the connection is
+    /// the tuple, RFC 6544 section 7.1).
     public struct Tuple: Sendable, Equatable {
-        public let address: SocketAddress
+        public let path: MediaPath
         public var lastRequestMicros: UInt64
+        public var address: SocketAddress { path.remote }
     }
 
     /// Tuples kept per transport. Only authenticated peers add tuples, and a real peer has a
@@ -55,7 +58,9 @@ public final class ICELiteServer {
     public var isControlling = false
 
     public private(set) var tuples: [Tuple] = []
-    public private(set) var selectedTuple: SocketAddress?
+    public private(set) var selectedPath: MediaPath?
+    /// The selected tuple's remote address.
+    public var selectedTuple: SocketAddress? { selectedPath?.remote }
     /// True once a USE-CANDIDATE request chose the selected tuple.
     public private(set) var isNominated = false
     /// When the last authenticated request arrived on the selected tuple (or creation time).
@@ -86,10 +91,17 @@ public final class ICELiteServer {
         return message.usernameLocalFragment
     }
 
-    /// Checks and answers one binding request that arrived from `source`. The reply, if any, is
-    /// written to `reply`; 128 bytes always suffice.
+    /// A binding request from UDP address `source` (tests, and callers without a worker).
     public func handleBindingRequest(_ message: STUNMessage, from source: SocketAddress, now: UInt64,
                                      reply: UnsafeMutableRawBufferPointer) -> ICEResult {
+        handleBindingRequest(message, from: .udp(socket: -1, remote: source), now: now, reply: reply)
+    }
+
+    /// Checks and answers one binding request that arrived on `path`. The reply, if any, is
+    /// written to `reply`; 128 bytes always suffice.
+    public func handleBindingRequest(_ message: STUNMessage, from path: MediaPath, now: UInt64,
+                                     reply: UnsafeMutableRawBufferPointer) -> ICEResult {
+        let source = path.remote
         guard message.type == .bindingRequest else { return .drop(.notBindingRequest) }
         guard let username = message.username else { return .drop(.missingUsername) }
         guard message.messageIntegrityOffset != nil else { return .drop(.missingIntegrity) }
@@ -114,7 +126,7 @@ public final class ICELiteServer {
         guard let length = STUNMessageWriter.bindingSuccessResponse(
             into: reply, transactionID: message.transactionID, mappedAddress: source, key: integrityKey)
         else { return .drop(.replyBufferTooSmall) }
-        return .respond(length: length, tupleChange: record(source, nominating: message.useCandidate, now: now))
+        return .respond(length: length, tupleChange: record(path, nominating: message.useCandidate, now: now))
     }
 
     private func usernameMatches(_ username: UnsafeRawBufferPointer) -> Bool {
@@ -130,37 +142,47 @@ public final class ICELiteServer {
         }
     }
 
-    private func record(_ source: SocketAddress, nominating: Bool, now: UInt64) -> ICETupleChange {
+    private func record(_ source: MediaPath, nominating: Bool, now: UInt64) -> ICETupleChange {
         var change = ICETupleChange.none
-        if let index = tuples.firstIndex(where: { $0.address == source }) {
+        if let index = tuples.firstIndex(where: { $0.path == source }) {
             tuples[index].lastRequestMicros = now
         } else if tuples.count < ICELiteServer.maxTuples {
-            tuples.append(Tuple(address: source, lastRequestMicros: now))
+            tuples.append(Tuple(path: source, lastRequestMicros: now))
             change = .added
         } else if nominating, let oldest = oldestUnselectedTupleIndex() {
-            tuples[oldest] = Tuple(address: source, lastRequestMicros: now)
+            tuples[oldest] = Tuple(path: source, lastRequestMicros: now)
             change = .added
         } else {
             return .none
         }
 
-        if nominating, !isNominated || selectedTuple != source {
+        if nominating, !isNominated || selectedPath != source {
             isNominated = true
-            selectedTuple = source
+            selectedPath = source
             change = .selected
-        } else if selectedTuple == nil {
+        } else if selectedPath == nil {
             // Before nomination the first authenticated tuple may carry media (RFC 8445 7.3.1.5
             // lets a lite agent use any valid pair; browsers start DTLS before nominating).
-            selectedTuple = source
+            selectedPath = source
             change = .selected
         }
-        if selectedTuple == source { lastConsentMicros = now }
+        if selectedPath == source { lastConsentMicros = now }
         return change
+    }
+
+    /// A TCP connection that was a tuple closed: it can carry nothing more. When it was the
+    /// selected one, nothing is selected until the peer's next check picks a tuple.
+    public func removePath(_ path: MediaPath) {
+        tuples.removeAll { $0.path == path }
+        if selectedPath == path {
+            selectedPath = nil
+            isNominated = false
+        }
     }
 
     private func oldestUnselectedTupleIndex() -> Int? {
         var result: Int?
-        for (index, tuple) in tuples.enumerated() where tuple.address != selectedTuple {
+        for (index, tuple) in tuples.enumerated() where tuple.path != selectedPath {
             if let r = result, tuples[r].lastRequestMicros <= tuple.lastRequestMicros { continue }
             result = index
         }

@@ -75,6 +75,21 @@ struct ClientAnswerTests {
         #expect(Set(video.codecs[0].feedback.map { "\($0.type) \($0.parameter ?? "")" }) == ["ccm fir", "nack pli"])
         #expect(data.port == 0)
         #expect(try ServerAnswer(parsing: Self.offer).candidates == [ServerAnswer.Candidate(ip: "127.0.0.2", port: 40000)])
+        #expect(try ServerAnswer(parsing: Self.offer).tcpCandidates.isEmpty)
+    }
+
+    /// ICE-TCP: passive TCP candidates are kept apart from the UDP ones; an active one (which
+    /// accepts no connection) is ignored.
+    @Test func passiveTCPCandidatesAreReadApart() throws {
+        let sdp = Self.offer.replacingOccurrences(of: "a=end-of-candidates\r\n", with: """
+            a=candidate:2 1 tcp 1520435199 127.0.0.2 40000 typ host tcptype passive\r
+            a=candidate:3 1 tcp 1520435199 127.0.0.3 9 typ host tcptype active\r
+            a=end-of-candidates\r
+
+            """)
+        let answer = try ServerAnswer(parsing: sdp)
+        #expect(answer.candidates == [ServerAnswer.Candidate(ip: "127.0.0.2", port: 40000)])
+        #expect(answer.tcpCandidates == [ServerAnswer.Candidate(ip: "127.0.0.2", port: 40000)])
     }
 
     @Test func anOfferWithNothingToTakeIsAnError() throws {

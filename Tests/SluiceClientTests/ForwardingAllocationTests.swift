@@ -27,13 +27,15 @@ private func cpuTime(of worker: MediaWorker) async -> UInt64 {
         #endif
     }
 
-    @Test(.enabled(if: isOptimized, "run with swift test -c release"))
-    func steadyForwardingAllocatesNothingPerPacket() async throws {
+    /// Over UDP, and over ICE-TCP (every connection framed on TCP, sends copied into each
+    /// connection's send queue).
+    @Test(.enabled(if: isOptimized, "run with swift test -c release"), arguments: PeerConnection.ICETransport.allCases)
+    func steadyForwardingAllocatesNothingPerPacket(transport: PeerConnection.ICETransport) async throws {
         let server = try TestServer()
         defer { server.shutdown() }
 
         let (publisherSession, publisherLog) = try await server.connectedSession()
-        let publisher = try PeerConnection(configuration: .init(role: .publish))
+        let publisher = try PeerConnection(configuration: .init(role: .publish, iceTransport: transport))
         defer { publisher.close() }
         let source = SyntheticPublisher(video: .init(width: 640, height: 360, fps: 30, bitrateKbps: 800,
                                                      keyFrameIntervalSeconds: 1))
@@ -46,7 +48,7 @@ private func cpuTime(of worker: MediaWorker) async -> UInt64 {
         var players: [(PeerConnection, PlayerRecorder)] = []
         for _ in 0..<3 {
             let (session, log) = try await server.connectedSession()
-            let player = try PeerConnection(configuration: .init(role: .play))
+            let player = try PeerConnection(configuration: .init(role: .play, iceTransport: transport))
             let recorder = PlayerRecorder()
             player.delegate = recorder
             let played = try await session.play(stream: "alloc", sdp: player.localDescription)
@@ -80,11 +82,11 @@ private func cpuTime(of worker: MediaWorker) async -> UInt64 {
         let inLibsrtp = sluice_malloc_excluded_count()
         let forwarded = zip(players, before).map { $0.0.1.video.packets + $0.0.1.audio.packets - $0.1 }.reduce(0, +)
 
-        print("forwarding allocations: \(allocations) in Sluice, \(inLibsrtp) in libsrtp, "
+        print("forwarding allocations over \(transport): \(allocations) in Sluice, \(inLibsrtp) in libsrtp, "
               + "over \(forwarded) packets forwarded to 3 players")
         // A figure, not a check: the worker's CPU time per forwarded packet, everything included
         // (the publisher's incoming packets, RTCP, timers, SRTP both ways, sendmmsg).
-        print("worker CPU per forwarded packet: \(String(format: "%.2f", Double(cpuMicros) / Double(max(1, forwarded)))) µs "
+        print("worker CPU per forwarded packet over \(transport): \(String(format: "%.2f", Double(cpuMicros) / Double(max(1, forwarded)))) µs "
               + "(\(cpuMicros) µs for \(forwarded) packets)")
         #expect(forwarded > 300, "too little media flowed to measure (\(forwarded) packets)")
         #expect(allocations == 0, "\(allocations) heap allocations while forwarding \(forwarded) packets")

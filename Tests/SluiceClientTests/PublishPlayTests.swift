@@ -1,6 +1,7 @@
 import Foundation
 import SluiceClient
 import SluiceRTP
+import SluiceTransport
 import Synchronization
 import Testing
 
@@ -90,6 +91,50 @@ final class PlayerRecorder: PeerConnectionDelegate, @unchecked Sendable {
         let unpublished = try await playerLog.streamStatus(handle: played.handle, .unpublished)
         #expect(unpublished.info == "Stopped by publisher stop")
 
+        try await playerSession.disconnect()
+        try await publisherSession.disconnect()
+    }
+
+    /// The same over ICE-TCP: both connect to the answer's passive TCP candidate, and ICE,
+    /// DTLS, SRTP and RTCP (the player's PLI) ride RFC 4571 frames; the server's UDP socket
+    /// hears nothing.
+    @Test func publishAndPlayOverICETCP() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let (publisherSession, publisherLog) = try await server.connectedSession()
+        let publisher = try PeerConnection(configuration: .init(role: .publish, iceTransport: .tcp))
+        defer { publisher.close() }
+        let source = SyntheticPublisher(video: .init(width: 320, height: 240, fps: 30, bitrateKbps: 300,
+                                                     keyFrameIntervalSeconds: 10))
+        publisher.delegate = source
+        let published = try await publisherSession.publish(stream: "cam-tcp", sdp: publisher.localDescription)
+        try await publisher.setRemoteDescription(published.sdp)
+        #expect(publisher.answer?.tcpCandidates.isEmpty == false)
+        try await publisher.waitUntilConnected()
+        _ = try await publisherLog.streamStatus(handle: published.handle, .publishing)
+
+        let (playerSession, playerLog) = try await server.connectedSession()
+        let player = try PeerConnection(configuration: .init(role: .play, iceTransport: .tcp))
+        defer { player.close() }
+        let recorder = PlayerRecorder()
+        player.delegate = recorder
+        let played = try await playerSession.play(stream: "cam-tcp", sdp: player.localDescription)
+        try await player.setRemoteDescription(played.sdp)
+        try await player.waitUntilConnected()
+        _ = try await playerLog.streamStatus(handle: played.handle, .playing)
+        // Key frames every 10 s: the one the player gets comes from its join's PLI, over TCP.
+        #expect(await eventually(within: 20) {
+            recorder.video.keyFrames >= 1 && recorder.video.packets >= 60 && recorder.audio.packets >= 50
+        })
+        let video = recorder.video, audio = recorder.audio
+        #expect(video.lost == 0 && video.gaps == 0 && video.duplicates == 0 && video.reordered == 0)
+        #expect(audio.lost == 0 && audio.gaps == 0 && audio.duplicates == 0)
+        #expect(video.lastKeyFrameSize?.width == 320 && video.lastKeyFrameSize?.height == 240)
+        let worker = server.server.media.workers[0]
+        #expect(worker.tcpConnectionsOpen == 2)
+        #expect(worker.datagramsIn.load(ordering: .relaxed) == 0)
+        #expect(worker.tcpFramesReceived > 100 && worker.tcpFramesSent > 100)
+        #expect(worker.tcpSendDroppedPackets == 0)
         try await playerSession.disconnect()
         try await publisherSession.disconnect()
     }

@@ -383,4 +383,24 @@ func answer(_ offer: String, _ role: StreamRole, publisher: PublisherCodecs? = n
         let (vp9, _) = try answer(Offers.text("chromium-publish"), .publish, configuration: .init(videoCodecs: ["VP9"]))
         #expect(vp9.session.video?.codec.payloadType == 98, "profile-id=0, not the profile-id=2 at 100")
     }
+
+    /// ICE-TCP: a passive TCP host candidate per address beside the UDP ones, each below
+    /// every UDP candidate (RFC 6544 section 4.2: local preference 2^13 * 4 + other-pref).
+    @Test func tcpCandidatesArePassiveAndBelowUDP() throws {
+        var parameters = Server.parameters(.play)
+        parameters.candidates = Server.candidates + [ServerCandidate(ip: "127.0.0.1", port: 10000, transport: "tcp"),
+                                                     ServerCandidate(ip: "127.0.0.2", port: 10001, transport: "tcp")]
+        let n = try SDPNegotiator().negotiate(offerSDP: try Offers.text("chromium-play"), parameters: parameters)
+        let a = try SessionDescription(parsing: n.answerSDP)
+        let m = try #require(a.media.first { $0.port != 0 })
+        #expect(m.candidates == [
+            "1 1 udp 2130706431 127.0.0.1 10000 typ host",
+            "2 1 udp 2130706175 127.0.0.2 10001 typ host",
+            "3 1 tcp 1520435199 127.0.0.1 10000 typ host tcptype passive",
+            "4 1 tcp 1520434943 127.0.0.2 10001 typ host tcptype passive",
+        ])
+        #expect(m.port == 10000 && m.connection?.address == "127.0.0.1")
+        #expect(CandidatePriority.tcpPassiveHost(index: 0) == 90 << 24 | (4 << 13 + 8191) << 8 | 255)
+        #expect(CandidatePriority.tcpPassiveHost(index: 0) < CandidatePriority.udpHost(index: 65535))
+    }
 }

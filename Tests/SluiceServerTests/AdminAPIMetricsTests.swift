@@ -67,7 +67,10 @@ import Testing
         let input = AdminMetrics.Input(version: "9.9", uptimeSeconds: 5, sessions: 3, streams: [view, waiting],
                                        appOf: { $0 == "s1" ? "my\"app" : nil },
                                        workers: [(0, 10, 20, 1), (1, 0, 0, 0)],
-                                       forwardDelays: [(0, [5, 3, 0, 0, 0, 0, 0, 0, 0, 2])])
+                                       forwardDelays: [(0, [5, 3, 0, 0, 0, 0, 0, 0, 0, 2])],
+                                       tcp: [AdminTCPMetrics.Worker(index: 1, open: 2, accepted: 5, refused: 1,
+                                                                    closedForBadInput: 2, framesReceived: 300,
+                                                                    framesSent: 400, sendDropped: 7)])
         let text = PrometheusText.render(AdminMetrics.families(input))
         let lines = Set(text.split(separator: "\n").map(String.init))
         let base = #"app="my\"app",stream="cam""#
@@ -90,6 +93,13 @@ import Testing
             #"sluice_worker_forward_delay_datagrams_total{worker="0",le_us="50"} 8"#,
             #"sluice_worker_forward_delay_datagrams_total{worker="0",le_us="10000"} 8"#,
             #"sluice_worker_forward_delay_datagrams_total{worker="0",le_us="+Inf"} 10"#,
+            #"sluice_worker_tcp_connections{worker="1"} 2"#,
+            #"sluice_worker_tcp_connections_accepted_total{worker="1"} 5"#,
+            #"sluice_worker_tcp_connections_refused_total{worker="1"} 1"#,
+            #"sluice_worker_tcp_connections_closed_bad_input_total{worker="1"} 2"#,
+            #"sluice_worker_tcp_frames_received_total{worker="1"} 300"#,
+            #"sluice_worker_tcp_frames_sent_total{worker="1"} 400"#,
+            #"sluice_worker_tcp_send_dropped_packets_total{worker="1"} 7"#,
         ] {
             #expect(lines.contains(expected), "missing: \(expected)")
         }

@@ -26,6 +26,14 @@ struct ServerConfigTests {
         #expect(config.httpPort == 8080)
         #expect(config.rtcPort == 10000)
         #expect(config.iceConsentTimeoutSeconds == 10)
+        // ICE-TCP on by default, on the UDP port numbers.
+        #expect(config.tcpPortOrNil == 10000)
+    }
+
+    @Test func tcpPortFollowsThePortUnlessSetOrTurnedOff() throws {
+        #expect(try parse(#"{"rtc": {"port": 20000}}"#).tcpPortOrNil == 20000)
+        #expect(try parse(#"{"rtc": {"port": 20000, "tcpPort": 443}}"#).tcpPortOrNil == 443)
+        #expect(try parse(#"{"rtc": {"tcpPort": 0}}"#).tcpPortOrNil == nil)
     }
 
     /// Each bad config names the key and says what is wrong.
@@ -36,6 +44,10 @@ struct ServerConfigTests {
         (#"{"rtc": {"announcedAddresses": []}}"#, "rtc.announcedAddresses", "at least one"),
         (#"{"rtc": {"announcedAddresses": ["nowhere"]}}"#, "rtc.announcedAddresses[0]", "IPv4 or IPv6"),
         (#"{"rtc": {"bindAddress": 5}}"#, "rtc.bindAddress", "must be a string"),
+        (#"{"rtc": {"tcpPort": 70000}}"#, "rtc.tcpPort", "between 0 and 65535"),
+        (#"{"rtc": {"tcpPort": 65535, "workers": 2}}"#, "rtc.tcpPort", "no room"),
+        (#"{"server": {"port": 10001}, "rtc": {"workers": 2}}"#, "rtc.tcpPort", "include server.port 10001"),
+        (#"{"server": {"port": 9000}, "rtc": {"tcpPort": 9000, "workers": 1}}"#, "rtc.tcpPort", "include server.port"),
         (#"{"apps": []}"#, "apps", "non-empty array"),
         (#"{"apps": [{"key": ""}]}"#, "apps[0].key", "non-empty string"),
         (#"{"apps": [{"key": "a"}, {"key": "a"}]}"#, "apps[1].key", "repeats"),

@@ -84,6 +84,70 @@ private final class Recorder: WebRTCTransportDelegate, @unchecked Sendable {
         try onWorker(clientWorker) { client.close() }
     }
 
+    /// The same over ICE-TCP: the client role connects to the server worker's listener and
+    /// ICE, DTLS and SRTP run over RFC 4571 frames; no datagram reaches the server.
+    @Test func clientAndServerRolesConnectOverTCP() throws {
+        let loopback = SocketAddress(host: "127.0.0.1", port: 0)!
+        let serverWorker = try MediaWorker(index: 0, bindAddress: loopback, tcpBindAddress: loopback, poolCapacity: 256)
+        let clientWorker = try MediaWorker(index: 1, bindAddress: loopback, poolCapacity: 256)
+        serverWorker.start()
+        clientWorker.start()
+        defer {
+            serverWorker.stop()
+            clientWorker.stop()
+        }
+        let serverSecurity = try DTLSSecurity.make()
+        let clientSecurity = try DTLSSecurity.make()
+        let serverRecorder = Recorder(), clientRecorder = Recorder()
+        let server = try onWorker(serverWorker) {
+            let t = try WebRTCTransport(worker: serverWorker, security: serverSecurity, parameters: TransportParameters(
+                localUfrag: "srvtcp", localPassword: "server-password-0123456789",
+                remoteUfrag: "clitcp", remotePassword: "client-password-0123456789",
+                remoteFingerprintAlgorithm: "sha-256", remoteFingerprint: clientSecurity.fingerprint,
+                dtlsRole: .server, consentTimeoutMicros: 10_000_000))
+            t.delegate = serverRecorder
+            return t
+        }
+        let client = try onWorker(clientWorker) {
+            let t = try WebRTCTransport(worker: clientWorker, security: clientSecurity, parameters: TransportParameters(
+                localUfrag: "clitcp", localPassword: "client-password-0123456789",
+                remoteUfrag: "srvtcp", remotePassword: "server-password-0123456789",
+                remoteFingerprintAlgorithm: "sha-256", remoteFingerprint: serverSecurity.fingerprint,
+                dtlsRole: .client, consentTimeoutMicros: 10_000_000,
+                remoteCandidate: serverWorker.localTCPAddress!, remoteCandidateIsTCP: true))
+            t.delegate = clientRecorder
+            return t
+        }
+        #expect(eventually { serverRecorder.connected && clientRecorder.connected })
+
+        let packet: [UInt8] = [0x80, 96, 0, 9, 0, 0, 0x03, 0xe8, 1, 2, 3, 4] + (0..<1000).map { UInt8($0 & 0xff) }
+        try onWorker(clientWorker) {
+            for _ in 0..<3 {
+                let buffer = clientWorker.pool.take()!
+                clientWorker.pool.pointer(buffer).copyMemory(from: packet, byteCount: packet.count)
+                client.sendRTP(buffer: buffer, length: packet.count)
+            }
+        }
+        // SRTP drops replays: only the first copy of sequence 9 is delivered.
+        #expect(eventually { serverRecorder.rtp.withLock { $0.count } == 1 })
+        #expect(serverRecorder.rtp.withLock { $0.first } == packet)
+        let pli: [UInt8] = [0x81, 206, 0, 2, 0, 0, 0, 9, 1, 2, 3, 4]
+        try onWorker(serverWorker) { pli.withUnsafeBytes { server.sendRTCP($0) } }
+        #expect(eventually { clientRecorder.rtcp.withLock { $0.count } == 1 })
+        #expect(clientRecorder.rtcp.withLock { $0.first } == pli)
+
+        #expect(serverWorker.datagramsIn.load(ordering: .relaxed) == 0)
+        #expect(serverWorker.tcpFramesReceived > 3)
+        #expect(serverWorker.tcpConnectionsOpen == 1)
+
+        // The client leaving closes its connection; the server side notices the end of stream.
+        try onWorker(clientWorker) { client.close() }
+        #expect(eventually { serverWorker.tcpConnectionsOpen == 0 })
+        // DTLS close_notify went out before the connection closed.
+        #expect(eventually { serverRecorder.failure.withLock { $0 } == "Failed by DTLS error" })
+        try onWorker(serverWorker) { server.close() }
+    }
+
     @Test func wrongFingerprintFailsWithDTLSFingerprintError() throws {
         let loopback = SocketAddress(host: "127.0.0.1", port: 0)!
         let serverWorker = try MediaWorker(index: 0, bindAddress: loopback, poolCapacity: 256)

@@ -188,10 +188,11 @@ window.sluice = (() => {
 
 
 @contextlib.asynccontextmanager
-async def chromium_page(console_log: list | None = None):
-    """A fresh headless Chromium with one page (a secure context) that has `window.sluice`."""
+async def chromium_page(console_log: list | None = None, executable: str = CHROMIUM):
+    """A fresh headless Chromium with one page (a secure context) that has `window.sluice`.
+    `executable`: another launcher, such as a wrapper that runs Chromium in a network namespace."""
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        browser = await p.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
         try:
             page = await browser.new_page(viewport={"width": 680, "height": 520})
             if console_log is not None:

@@ -106,14 +106,17 @@ def _free_tcp_port() -> int:
 
 
 def _free_udp_range(count: int) -> int:
+    """A base port whose `count` ports are free for UDP and for TCP (ICE-TCP listens on the
+    same numbers by default)."""
     for _ in range(200):
         base = random.randrange(20000, 60000 - count)
         sockets = []
         try:
             for port in range(base, base + count):
-                s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-                sockets.append(s)
-                s.bind(("127.0.0.1", port))
+                for kind in (socket.SOCK_DGRAM, socket.SOCK_STREAM):
+                    s = socket.socket(socket.AF_INET, kind)
+                    sockets.append(s)
+                    s.bind(("127.0.0.1", port))
             return base
         except OSError:
             continue

@@ -6,6 +6,7 @@ import os
 import random
 import re
 import socket
+import time
 
 from datagrams import hostile_datagrams
 from rpc_assert import expect_rpc_error
@@ -114,4 +115,96 @@ async def _bad_datagrams_media_port(server, figures):
         await player2.client.wait_status(player2.handle, "PLAYING", 15)
         await player2.peer.wait_frames(30, 15, lambda f: f.number is not None and f.number >= 30000)
     finally:
+        await close_all(*reversed(live))
+
+
+def test_bad_tcp_media_connections(server, figures):
+    asyncio.run(_bad_tcp_media_connections(server, figures))
+
+
+def _framed(packets: list[bytes]) -> bytes:
+    return b"".join(len(p).to_bytes(2, "big") + p for p in packets if 0 < len(p) < 65536)
+
+
+def _closed_by_server(s: socket.socket, deadline: float) -> bool:
+    """Reads until the server closes the connection (end of stream or reset), or the deadline."""
+    s.settimeout(0.2)
+    while time.monotonic() < deadline:
+        try:
+            if s.recv(65536) == b"":
+                return True
+        except socket.timeout:
+            continue
+        except (ConnectionResetError, BrokenPipeError):
+            return True
+    return False
+
+
+async def _bad_tcp_media_connections(server, figures):
+    """ICE-TCP's listener (on the media port numbers): hostile frames, an oversize length, STUN
+    that never authenticates, and a burst of silent connections each close only themselves,
+    with a log line, while a live session keeps flowing (RFC 4571 framing; README "Media over TCP")."""
+    seed = int(os.environ.get("SLUICE_DATAGRAM_SEED", random.randrange(1 << 30)))
+    live = []
+    sockets = []
+    try:
+        pub = await publish(server.ws_url, "interop-before-tcp-noise")
+        live.append(pub)
+        await pub.client.wait_status(pub.handle, "PUBLISHING", 15)
+        player = await play(server.ws_url, "interop-before-tcp-noise")
+        live.append(player)
+        await player.peer.wait_frames(10, 15, lambda f: f.number is not None)
+        ufrag = re.search(r"a=ice-ufrag:(\S+)", pub.peer.pc.remoteDescription.sdp).group(1)
+        port = server.media_ports[0]
+        hostile = hostile_datagrams(seed, 500, ufrag)
+
+        def connect() -> socket.socket:
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            sockets.append(s)
+            return s
+
+        # STUN-shaped frames only (many naming the live transport's ufrag): none authenticates,
+        # so the connection stays unbound and is closed after 5 s.
+        stun_only = connect()
+        stun_only.sendall(_framed([d for d in hostile if d and d[0] < 4]))
+        # RTP, RTCP, DTLS and noise before any ICE check: closed at the first such frame.
+        not_stun = connect()
+        not_stun.sendall(_framed([d for d in hostile if d and d[0] >= 4]))
+        oversize = connect()
+        oversize.sendall(b"\xff\xff" + bytes(64))
+        half_frame = connect()
+        half_frame.sendall(b"\x05\xdc" + bytes(100))  # 1500 announced, 100 sent, then nothing
+        silent = [connect() for _ in range(40)]
+        # Junk and gone: the server sees the end of stream.
+        for _ in range(20):
+            connect().sendall(random.Random(seed).randbytes(50))
+        loop = asyncio.get_running_loop()
+        deadline = time.monotonic() + 20
+        closed = await loop.run_in_executor(None, lambda: [
+            _closed_by_server(s, deadline) for s in [not_stun, oversize, stun_only, half_frame] + silent])
+        assert all(closed), f"connections left open by the server: {closed.count(False)} (seed {seed})"
+
+        assert server.process.poll() is None, f"sluice exited with {server.process.returncode} (seed {seed})"
+        server.health()
+        seen = len(player.peer.frames)
+        await player.peer.wait_frames(seen + 30, 15)
+        status, metrics = server.get("/metrics")
+        bad = sum(float(line.split()[-1]) for line in metrics.splitlines()
+                  if line.startswith("sluice_worker_tcp_connections_closed_bad_input_total{"))
+        assert bad >= 44, f"closed for bad input: {bad}"
+        log = server.log_path.read_text(errors="replace")
+        lines = [line for line in log.splitlines() if "connection closed" in line and "tcp 127.0.0.1:" in line]
+        assert lines, "no log line for the closed connections"
+        assert len(lines) <= 20 + 1, f"{len(lines)} log lines: the limiter let a flood through"
+        figures({"seed": seed, "closedForBadInput": bad, "logLines": len(lines)})
+
+        pub2 = await publish(server.ws_url, "interop-after-tcp-noise", first_number=30000)
+        live.append(pub2)
+        await pub2.client.wait_status(pub2.handle, "PUBLISHING", 15)
+        player2 = await play(server.ws_url, "interop-after-tcp-noise")
+        live.append(player2)
+        await player2.peer.wait_frames(30, 15, lambda f: f.number is not None and f.number >= 30000)
+    finally:
+        for s in sockets:
+            s.close()
         await close_all(*reversed(live))

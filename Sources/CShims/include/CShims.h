@@ -57,4 +57,29 @@ int sluice_eventfd_create(void);
 void sluice_eventfd_signal(int fd);
 void sluice_eventfd_drain(int fd);
 
+// epoll for TCP media connections, which also wait for room to write.
+enum { SLUICE_EPOLL_IN = 1, SLUICE_EPOLL_OUT = 2, SLUICE_EPOLL_HUP = 4 };
+// Level-triggered; `events` is a mask of SLUICE_EPOLL_IN and SLUICE_EPOLL_OUT.
+int sluice_epoll_add_events(int epfd, int fd, uint64_t tag, uint32_t events);
+int sluice_epoll_mod(int epfd, int fd, uint64_t tag, uint32_t events);
+// As sluice_epoll_wait, plus each event's SLUICE_EPOLL_* mask in flags.
+int sluice_epoll_wait_events(int epfd, uint64_t *tags, uint32_t *flags, int max, int timeout_ms);
+
+// TCP (ICE-TCP, RFC 6544): non-blocking sockets with TCP_NODELAY.
+// A listening socket bound to addr (SO_REUSEADDR); -1 with errno on failure.
+int sluice_tcp_listen(const struct sockaddr_storage *addr, int backlog);
+// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC and TCP_NODELAY; the peer goes to *peer.
+int sluice_tcp_accept(int fd, struct sockaddr_storage *peer);
+// A non-blocking connect to addr; *in_progress is 1 while it completes in the background.
+int sluice_tcp_connect(const struct sockaddr_storage *addr, int *in_progress);
+// The pending error of a socket (SO_ERROR): 0 once a background connect succeeded.
+int sluice_socket_error(int fd);
+// Sets SO_SNDBUF (the kernel doubles it); bounds how much a slow reader can hold.
+void sluice_set_send_buffer(int fd, int bytes);
+// Writes up to two pieces (a ring's two halves) without blocking, without SIGPIPE.
+// Returns bytes written, 0 when the socket is full (EAGAIN), -1 on a connection error.
+long sluice_tcp_write2(int fd, const void *a, size_t alen, const void *b, size_t blen);
+// Reads without blocking: bytes read, 0 at end of stream, -1 on error, -2 when nothing is there.
+long sluice_tcp_read(int fd, void *buf, size_t len);
+
 #endif

@@ -26,7 +26,9 @@ public final class MediaWorkerPool: @unchecked Sendable {
         var made: [MediaWorker] = []
         for i in 0..<count {
             do {
-                made.append(try MediaWorker(index: i, bindAddress: bind, poolCapacity: poolCapacity))
+                // A client worker may carry thousands of ICE-TCP connections (a load tester).
+                made.append(try MediaWorker(index: i, bindAddress: bind, tcpOptions: TCPMediaOptions(maxConnections: 16_384),
+                                            poolCapacity: poolCapacity))
             } catch {
                 throw PeerConnectionError.transport("\(error)")
             }

@@ -61,11 +61,16 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
         /// Publish only: video layers sent as SSRC simulcast (a=ssrc-group:SIM), lowest first;
         /// 1 sends no simulcast. At most 3.
         public var simulcastLayers: Int
+        /// `.tcp`: connect to the answer's passive TCP candidate (ICE-TCP, RFC 4571 framing)
+        /// instead of sending datagrams to a UDP one, as a client behind a UDP-blocking
+        /// network must.
+        public var iceTransport: ICETransport
 
         public init(role: StreamRole, audio: Bool = true, video: Bool = true, bindAddress: String = "127.0.0.1",
                     loopbackOnly: Bool = true, consentTimeoutSeconds: Int = 30, poolCapacity: Int = 2048,
-                    simulcastLayers: Int = 1) {
+                    simulcastLayers: Int = 1, iceTransport: ICETransport = .udp) {
             self.role = role
+            self.iceTransport = iceTransport
             self.simulcastLayers = simulcastLayers
             self.audio = audio
             self.video = video
@@ -74,6 +79,11 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
             self.consentTimeoutSeconds = consentTimeoutSeconds
             self.poolCapacity = poolCapacity
         }
+    }
+
+    /// Which candidates of the answer a connection uses.
+    public enum ICETransport: String, Sendable, CaseIterable {
+        case udp, tcp
     }
 
     /// Largest RTP packet the send methods build (header and payload, before SRTP).
@@ -219,7 +229,9 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
     }
 
     private func connect(to answer: ServerAnswer) async throws {
-        let usable = answer.candidates.lazy.compactMap { SocketAddress(host: $0.ip, port: UInt16(clamping: $0.port)) }
+        let tcp = configuration.iceTransport == .tcp
+        let usable = (tcp ? answer.tcpCandidates : answer.candidates).lazy
+            .compactMap { SocketAddress(host: $0.ip, port: UInt16(clamping: $0.port)) }
             .first { !self.configuration.loopbackOnly || ($0.family == .ipv4 && $0.isLoopback) }
         guard let remote = usable else { throw PeerConnectionError.noUsableCandidate }
         self.answer = answer
@@ -228,7 +240,7 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
             remoteUfrag: answer.iceUfrag, remotePassword: answer.icePassword,
             remoteFingerprintAlgorithm: answer.fingerprintAlgorithm, remoteFingerprint: answer.fingerprint,
             dtlsRole: .client, consentTimeoutMicros: UInt64(configuration.consentTimeoutSeconds) * 1_000_000,
-            remoteCandidate: remote)
+            remoteCandidate: remote, remoteCandidateIsTCP: tcp)
         stateValue.store(State.connecting.rawValue, ordering: .releasing)
         do {
             try await start(answer: answer, parameters: parameters)

@@ -32,6 +32,8 @@ public struct ServerAnswer: Sendable, Hashable {
     public var setup: DTLSSetup?
     /// Every UDP candidate, in the answer's order.
     public var candidates: [Candidate]
+    /// Every passive TCP candidate (ICE-TCP, `tcptype passive`), in the answer's order.
+    public var tcpCandidates: [Candidate]
     public var audio: Track?
     public var video: Track?
 
@@ -69,14 +71,25 @@ public struct ServerAnswer: Sendable, Hashable {
         self.fingerprint = fingerprint.value
         setup = first.setup ?? answer.setup
         var candidates: [Candidate] = []
+        var tcpCandidates: [Candidate] = []
         for m in accepted {
             for line in m.candidates {
                 let fields = line.split(separator: " ")
-                guard fields.count >= 6, fields[2].lowercased() == "udp", let port = Int(fields[5]),
-                      !candidates.contains(Candidate(ip: String(fields[4]), port: port)) else { continue }
-                candidates.append(Candidate(ip: String(fields[4]), port: port))
+                guard fields.count >= 6, let port = Int(fields[5]) else { continue }
+                let candidate = Candidate(ip: String(fields[4]), port: port)
+                switch fields[2].lowercased() {
+                case "udp":
+                    if !candidates.contains(candidate) { candidates.append(candidate) }
+                case "tcp":
+                    // Only a passive candidate accepts a connection (RFC 6544 section 4.5).
+                    let passive = zip(fields, fields.dropFirst()).contains { $0.0 == "tcptype" && $0.1 == "passive" }
+                    if passive, !tcpCandidates.contains(candidate) { tcpCandidates.append(candidate) }
+                default:
+                    continue
+                }
             }
         }
+        self.tcpCandidates = tcpCandidates
         if candidates.isEmpty, let address = first.connection?.address ?? answer.connection?.address, first.port > 0 {
             candidates.append(Candidate(ip: address, port: first.port))
         }

@@ -18,6 +18,8 @@ struct AdminMetrics {
         var workers: [(index: Int, received: UInt64, sent: UInt64, dropped: UInt64)]
         /// Per worker: datagrams per forward-delay bucket (ForwardDelayHistogram).
         var forwardDelays: [(index: Int, buckets: [UInt64])] = []
+        /// Per worker: its ICE-TCP connections.
+        var tcp: [AdminTCPMetrics.Worker] = []
     }
 
     static func families(_ input: Input) -> [PrometheusMetricFamily] {
@@ -70,6 +72,7 @@ struct AdminMetrics {
             }
         }
         return [up, info, uptime, sessions, streams, players] + perStream.all + [received, sent, dropped, delay]
+            + AdminTCPMetrics.families(input.tcp)
     }
 
     static func forwardDelays(_ workers: [MediaWorker]) -> [(index: Int, buckets: [UInt64])] {

@@ -37,6 +37,9 @@ public struct ServerConfig: Sendable {
     public var tlsRedirectPort: Int?
     public var rtcBindAddress = "127.0.0.1"
     public var rtcPort = 10000
+    /// ICE-TCP: first worker's TCP media port (worker i uses tcpPort + i); nil: the same
+    /// numbers as `rtcPort` (TCP and UDP ports are separate); 0: no TCP.
+    public var rtcTCPPort: Int?
     /// 0 means one worker per core.
     public var rtcWorkers = 0
     public var announcedAddresses = ["127.0.0.1"]
@@ -91,7 +94,8 @@ public struct ServerConfig: Sendable {
         }
         try parseTLS(try server.child("tls", known: ["certificate", "privateKey", "redirectPort"]), into: &config)
 
-        let rtc = try top.child("rtc", known: ["bindAddress", "port", "workers", "announcedAddresses", "iceConsentTimeoutSeconds", "turn"])
+        let rtc = try top.child("rtc", known: ["bindAddress", "port", "tcpPort", "workers", "announcedAddresses",
+                                               "iceConsentTimeoutSeconds", "turn"])
         config.rtcBindAddress = try rtc.string("bindAddress", default: config.rtcBindAddress)
         try requireAddress(config.rtcBindAddress, key: "rtc.bindAddress")
         config.rtcPort = try rtc.int("port", default: config.rtcPort, range: 1...65535)
@@ -107,6 +111,22 @@ public struct ServerConfig: Sendable {
         if let turn = rtc.object["turn"] { config.turnServers = try TURNConfig.parse(turn, key: "rtc.turn") }
         if config.rtcPort + max(config.rtcWorkers, 1) - 1 > 65535 {
             throw ConfigError(key: "rtc.port", problem: "leaves no room for one port per worker")
+        }
+        if rtc.object["tcpPort"] != nil {
+            config.rtcTCPPort = try rtc.int("tcpPort", default: 0, range: 0...65535)
+        }
+        if let tcp = config.tcpPortOrNil {
+            if tcp + max(config.rtcWorkers, 1) - 1 > 65535 {
+                throw ConfigError(key: "rtc.tcpPort", problem: "leaves no room for one port per worker")
+            }
+            // The media TCP ports and the HTTP port share TCP's namespace.
+            let sameHost = config.rtcBindAddress == config.httpHost || [config.rtcBindAddress, config.httpHost]
+                .contains { $0 == "0.0.0.0" || $0 == "::" }
+            if sameHost, (tcp...(tcp + config.workerCount - 1)).contains(config.httpPort) {
+                let unset = config.rtcTCPPort == nil ? "(rtc.port, as it is not set) " : ""
+                throw ConfigError(key: "rtc.tcpPort", problem: "\(unset)gives TCP ports \(tcp)-\(tcp + config.workerCount - 1), "
+                                  + "one per worker, which include server.port \(config.httpPort); move one, or set rtc.tcpPort to 0")
+            }
         }
 
         if let appsValue = top.object["apps"] {
@@ -177,6 +197,12 @@ public struct ServerConfig: Sendable {
         guard SocketAddress(host: text, port: 0) != nil else {
             throw ConfigError(key: key, problem: "must be an IPv4 or IPv6 address, not \"\(text)\"")
         }
+    }
+
+    /// The first ICE-TCP port, or nil when TCP is off (`rtc.tcpPort: 0`).
+    public var tcpPortOrNil: Int? {
+        let port = rtcTCPPort ?? rtcPort
+        return port == 0 ? nil : port
     }
 
     /// Workers to start: the configured count, or one per core.

@@ -3,13 +3,19 @@ import Glibc
 import SluiceWire
 import Synchronization
 
-/// One media thread: an epoll loop over its UDP sockets, an inbox for control commands and a
-/// periodic tick. Every transport, router and timer of the worker lives on this thread, so
-/// the packet path takes no lock (DESIGN.md "Threads").
+/// One media thread: an epoll loop over its UDP sockets and TCP media connections, an inbox
+/// for control commands and a periodic tick. Every transport, router and timer of the worker
+/// lives on this thread, so the packet path takes no lock (DESIGN.md "Threads").
 ///
 /// Packet path: `recvmmsg` a batch -> demultiplex each datagram (RFC 7983 first byte) to its
 /// transport by (socket, source address) -> transports queue what they send -> one
 /// `sendmmsg` per socket at the end of the batch.
+///
+/// ICE-TCP (RFC 6544, `MediaWorker+TCP.swift`): a server worker may also listen on a TCP
+/// port. Each accepted connection carries RFC 4571 frames into the same receive path, is
+/// bound to its transport by the first authenticated binding request, and sends through its
+/// own bounded queue, written at the end of the batch like the UDP queue. A `MediaPath`
+/// tells a send which of the two it takes.
 ///
 /// A server worker has one socket (`primarySocket`) that all its transports share. A client
 /// with many connections to one server address (the load tester) opens a socket per
@@ -24,18 +30,23 @@ public final class MediaWorker: @unchecked Sendable {
     static let eventsPerWait = 64
     /// The inbox's epoll tag; a socket's tag is its descriptor.
     static let inboxTag: UInt64 = 1 << 32
+    /// The TCP listener's tag; a TCP connection's is `tcpConnectionTag | slot`.
+    static let tcpListenerTag: UInt64 = 2 << 32
+    static let tcpConnectionTag: UInt64 = 3 << 32
 
     public let index: Int
     /// The socket the worker was made with.
     public let primarySocket: WorkerSocket
     public var localAddress: SocketAddress { primarySocket.localAddress }
+    /// Where the worker's TCP listener is bound (the port known after binding); nil without one.
+    public let localTCPAddress: SocketAddress?
     /// Buffers for everything the worker receives and sends. Worker thread only.
     public let pool: PacketBufferPool
 
-    private let socketFD: Int32
+    let socketFD: Int32
     /// Sockets from `openSocket`, closed by `closeSocket` or `deinit`.
     private let extraSockets = Mutex<Set<Int32>>([])
-    private let epollFD: Int32
+    let epollFD: Int32
     private let inboxFD: Int32
     private let inbox = Mutex<[() -> Void]>([])
     private let running = Atomic<Bool>(false)
@@ -55,7 +66,7 @@ public final class MediaWorker: @unchecked Sendable {
     private var sendCount = 0
 
     // Demultiplexing tables.
-    private var transportsByUfrag: [ICEUfragKey: (socket: Int32, receiver: DatagramReceiver)] = [:]
+    var transportsByUfrag: [ICEUfragKey: (socket: Int32, receiver: DatagramReceiver)] = [:]
     private var transportsByTuple: [DatagramTuple: DatagramReceiver] = [:]
     private var tickables: [ObjectIdentifier: WorkerTickable] = [:]
     private var nextTick: UInt64 = 0
@@ -68,17 +79,48 @@ public final class MediaWorker: @unchecked Sendable {
     public let forwardDelay = ForwardDelayHistogram()
     private var nextDelayPublish: UInt64 = 0
 
-    public init(index: Int, bindAddress: SocketAddress, poolCapacity: Int = 32768) throws(WorkerError) {
+    // TCP media connections (MediaWorker+TCP.swift).
+    let tcp: TCPConnectionTable
+    let tcpListenerFD: Int32
+    /// One read's worth of stream bytes, decoded in place (allocated with the listener or the
+    /// first outgoing connection).
+    var tcpReadBuffer: UnsafeMutableRawBufferPointer?
+    /// While accepting is paused (no free descriptor), when to try again; 0 otherwise.
+    var tcpAcceptPausedUntil: UInt64 = 0
+    var nextTCPCheck: UInt64 = 0
+    var logLimiter = WorkerLogLimiter()
+    /// Where the worker writes its few log lines (bad TCP input); set before `start`.
+    public var log: (@Sendable (String) -> Void)?
+
+    /// `tcpBindAddress`: also listen for ICE-TCP connections there (port 0: any free port).
+    public init(index: Int, bindAddress: SocketAddress, tcpBindAddress: SocketAddress? = nil,
+                tcpOptions: TCPMediaOptions = TCPMediaOptions(), poolCapacity: Int = 32768) throws(WorkerError) {
         self.index = index
         pool = PacketBufferPool(capacity: poolCapacity)
 
         primarySocket = try Self.makeSocket(bindAddress: bindAddress)
         let fd = primarySocket.descriptor
         socketFD = fd
+        tcp = TCPConnectionTable(options: tcpOptions)
+        if let tcpBindAddress {
+            do {
+                (tcpListenerFD, localTCPAddress) = try Self.makeTCPListener(bindAddress: tcpBindAddress)
+            } catch {
+                close(fd)
+                throw error
+            }
+        } else {
+            tcpListenerFD = -1
+            localTCPAddress = nil
+        }
         epollFD = sluice_epoll_create()
         inboxFD = sluice_eventfd_create()
         _ = sluice_epoll_add(epollFD, socketFD, UInt64(socketFD))
         _ = sluice_epoll_add(epollFD, inboxFD, Self.inboxTag)
+        if tcpListenerFD >= 0 {
+            _ = sluice_epoll_add(epollFD, tcpListenerFD, Self.tcpListenerTag)
+            tcpReadBuffer = Self.makeTCPReadBuffer()
+        }
 
         recvBatch = sluice_mmsg_batch_create(UInt32(Self.batchSize))
         recvAddresses = .allocate(capacity: Self.batchSize)
@@ -125,6 +167,8 @@ public final class MediaWorker: @unchecked Sendable {
 
     deinit {
         close(socketFD)
+        closeAllTCP()
+        tcpReadBuffer?.deallocate()
         for fd in extraSockets.withLock({ $0 }) { close(fd) }
         close(epollFD)
         close(inboxFD)
@@ -198,16 +242,30 @@ public final class MediaWorker: @unchecked Sendable {
         transportsByUfrag[key] = (socket?.descriptor ?? socketFD, receiver)
     }
 
+    /// Forgets `receiver`'s routes and closes its TCP connections (after writing what they hold).
     public func unregister(receiver: DatagramReceiver) {
         transportsByUfrag = transportsByUfrag.filter { $0.value.receiver !== receiver }
         transportsByTuple = transportsByTuple.filter { $0.value !== receiver }
         tickables[ObjectIdentifier(receiver)] = nil
+        closeTCPConnections(of: receiver)
     }
 
-    /// Routes DTLS and SRTP from `address` on `socket` (default: the primary) to `receiver`
-    /// (after ICE confirmed the tuple).
-    public func bind(address: SocketAddress, socket: WorkerSocket? = nil, to receiver: DatagramReceiver) {
-        transportsByTuple[DatagramTuple(socket: socket?.descriptor ?? socketFD, remote: address)] = receiver
+    /// Routes DTLS and SRTP on `path` to `receiver` (after ICE confirmed the tuple). A TCP
+    /// connection is bound once: to the first transport that authenticated a check on it.
+    public func bind(_ path: MediaPath, to receiver: DatagramReceiver) {
+        switch path.kind {
+        case .udp:
+            transportsByTuple[DatagramTuple(socket: path.local, remote: path.remote)] = receiver
+        case .tcp:
+            if let connection = tcp.connection(for: path), connection.receiver == nil {
+                connection.receiver = receiver
+            }
+        }
+    }
+
+    /// The UDP path to `address` through `socket` (default: the primary).
+    public func udpPath(to address: SocketAddress, via socket: WorkerSocket? = nil) -> MediaPath {
+        .udp(socket: socket?.descriptor ?? socketFD, remote: address)
     }
 
     public func addTickable(_ item: WorkerTickable) {
@@ -218,47 +276,65 @@ public final class MediaWorker: @unchecked Sendable {
         tickables[ObjectIdentifier(item)] = nil
     }
 
-    /// Queues pool buffer `buffer` (its first `length` bytes) for `address`, to leave by
-    /// `socket` (default: the primary). The worker owns the buffer from here and returns it
-    /// to the pool after sending.
+    /// Queues pool buffer `buffer` (its first `length` bytes) on `path`: in the UDP batch, or
+    /// framed into the TCP connection's queue (copied, so the buffer goes back at once). The
+    /// worker owns the buffer from here and returns it to the pool after sending.
     @inline(__always)
-    public func queueSend(buffer: Int32, length: Int, to address: SocketAddress, via socket: WorkerSocket? = nil) {
+    public func queueSend(buffer: Int32, length: Int, path: MediaPath) {
+        guard path.kind == .udp else {
+            queueTCPSend(buffer: buffer, length: length, path: path)
+            return
+        }
         if sendCount == Self.sendQueueCapacity { flushSends() }
         let slot = sendCount
         sendBuffers[slot] = buffer
-        sendSockets[slot] = socket?.descriptor ?? socketFD
-        address.write(to: sendAddresses + slot)
+        sendSockets[slot] = path.local
+        path.remote.write(to: sendAddresses + slot)
         sluice_mmsg_set(sendBatch, UInt32(slot), pool.pointer(buffer), length, sendAddresses + slot)
         sendCount += 1
     }
 
     /// Copies `bytes` into a pool buffer and queues it. For control-rate packets (STUN, DTLS).
-    public func queueSend(copying bytes: UnsafeRawBufferPointer, to address: SocketAddress, via socket: WorkerSocket? = nil) {
+    public func queueSend(copying bytes: UnsafeRawBufferPointer, path: MediaPath) {
         guard bytes.count <= PacketBufferPool.bufferSize, let buffer = pool.take() else {
             datagramsDropped.add(1, ordering: .relaxed)
             return
         }
         pool.pointer(buffer).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
-        queueSend(buffer: buffer, length: bytes.count, to: address, via: socket)
+        queueSend(buffer: buffer, length: bytes.count, path: path)
     }
 
     private func run() {
         var tags = [UInt64](repeating: 0, count: Self.eventsPerWait)
+        var flags = [UInt32](repeating: 0, count: Self.eventsPerWait)
         while running.load(ordering: .acquiring) {
             let now = MonotonicClock.nowMicros()
             let waitMs = nextTick > now ? Int32((nextTick - now + 999) / 1000) : 0
-            let ready = tags.withUnsafeMutableBufferPointer {
-                sluice_epoll_wait(epollFD, $0.baseAddress, Int32(Self.eventsPerWait), waitMs)
+            let ready = tags.withUnsafeMutableBufferPointer { tagBuffer in
+                flags.withUnsafeMutableBufferPointer {
+                    sluice_epoll_wait_events(epollFD, tagBuffer.baseAddress, $0.baseAddress, Int32(Self.eventsPerWait), waitMs)
+                }
             }
             if ready > 0 {
                 for i in 0..<Int(ready) {
-                    if tags[i] == Self.inboxTag { drainInbox() } else { receiveBatches(socket: Int32(truncatingIfNeeded: tags[i])) }
+                    let tag = tags[i]
+                    if tag == Self.inboxTag {
+                        drainInbox()
+                    } else if tag < Self.inboxTag {
+                        receiveBatches(socket: Int32(truncatingIfNeeded: tag))
+                    } else {
+                        handleTCPEvent(tag: tag, flags: flags[i])
+                    }
                 }
             }
             let after = MonotonicClock.nowMicros()
             if after >= nextTick {
                 nextTick = after + Self.tickMicros
                 for item in tickables.values { item.tick(now: after) }
+                if after >= nextTCPCheck {
+                    nextTCPCheck = after + 500_000
+                    checkTCPConnections(now: after)
+                }
                 if after >= nextDelayPublish {
                     nextDelayPublish = after + 1_000_000
                     forwardDelay.publish()
@@ -309,10 +385,10 @@ public final class MediaWorker: @unchecked Sendable {
         let first = bytes[0]
         if first < 4 {
             if let receiver = transportsByTuple[tuple] {
-                receiver.receive(bytes, from: tuple.remote, now: now)
+                receiver.receive(bytes, from: .udp(socket: tuple.socket, remote: tuple.remote), now: now)
             } else if let ufrag = ICELiteServer.localUfrag(inBindingRequest: UnsafeRawBufferPointer(bytes)),
                       let key = ICEUfragKey(ufrag), let entry = transportsByUfrag[key], entry.socket == tuple.socket {
-                entry.receiver.receive(bytes, from: tuple.remote, now: now)
+                entry.receiver.receive(bytes, from: .udp(socket: tuple.socket, remote: tuple.remote), now: now)
             } else {
                 datagramsDropped.add(1, ordering: .relaxed)
             }
@@ -322,10 +398,10 @@ public final class MediaWorker: @unchecked Sendable {
             datagramsDropped.add(1, ordering: .relaxed)
             return
         }
-        receiver.receive(bytes, from: tuple.remote, now: now)
+        receiver.receive(bytes, from: .udp(socket: tuple.socket, remote: tuple.remote), now: now)
     }
 
-    private func flushSends() {
+    func flushSends() {
         // One sendmmsg per run of datagrams leaving by the same socket (a server has one).
         var start = 0
         var sent = 0
@@ -346,9 +422,10 @@ public final class MediaWorker: @unchecked Sendable {
             }
             start = end
         }
-        datagramsOut.add(UInt64(sent), ordering: .relaxed)
+        if sent > 0 { datagramsOut.add(UInt64(sent), ordering: .relaxed) }
         for i in 0..<sendCount { pool.give(sendBuffers[i]) }
         sendCount = 0
+        if !tcp.flushList.isEmpty { flushTCP() }
     }
 }
 
@@ -374,9 +451,11 @@ public enum WorkerError: Error, CustomStringConvertible {
     }
 }
 
-/// Anything the worker hands datagrams to: a WebRTC transport.
+/// Anything the worker hands datagrams (and TCP frames) to: a WebRTC transport.
 public protocol DatagramReceiver: AnyObject {
-    func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: SocketAddress, now: UInt64)
+    func receive(_ datagram: UnsafeMutableRawBufferPointer, from path: MediaPath, now: UInt64)
+    /// A TCP connection bound to this receiver closed; nothing more arrives or leaves on `path`.
+    func pathDidClose(_ path: MediaPath)
 }
 
 /// Anything that needs the worker's periodic tick.

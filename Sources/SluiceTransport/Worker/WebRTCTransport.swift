@@ -15,10 +15,13 @@ public struct TransportParameters: Sendable {
     /// Client role (a load tester, the Swift SDK): the peer's candidate to send ICE checks
     /// to, as the controlling agent. nil: the server role, ICE-lite, controlled.
     public var remoteCandidate: SocketAddress?
+    /// Client role: true when `remoteCandidate` is a passive TCP candidate, which the
+    /// transport connects to (ICE-TCP, RFC 4571 framing) instead of sending datagrams.
+    public var remoteCandidateIsTCP: Bool
 
     public init(localUfrag: String, localPassword: String, remoteUfrag: String, remotePassword: String,
                 remoteFingerprintAlgorithm: String, remoteFingerprint: String, dtlsRole: DTLSRole,
-                consentTimeoutMicros: UInt64, remoteCandidate: SocketAddress? = nil) {
+                consentTimeoutMicros: UInt64, remoteCandidate: SocketAddress? = nil, remoteCandidateIsTCP: Bool = false) {
         self.localUfrag = localUfrag
         self.localPassword = localPassword
         self.remoteUfrag = remoteUfrag
@@ -28,6 +31,7 @@ public struct TransportParameters: Sendable {
         self.dtlsRole = dtlsRole
         self.consentTimeoutMicros = consentTimeoutMicros
         self.remoteCandidate = remoteCandidate
+        self.remoteCandidateIsTCP = remoteCandidateIsTCP
     }
 }
 
@@ -45,13 +49,15 @@ public protocol WebRTCTransportDelegate: AnyObject {
 ///
 /// STUN from any address reaches it by ufrag; DTLS and SRTP only from a tuple that passed
 /// an authenticated connectivity check (the worker maps those addresses to this transport).
+/// A tuple is a `MediaPath`: a UDP address on the worker's socket, or a TCP media connection
+/// (ICE-TCP), so everything above ICE is the same on both.
 public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
     public enum State: Equatable {
         case new, connecting, connected, failed, closed
     }
 
     public let worker: MediaWorker
-    /// The worker socket this transport sends and receives on.
+    /// The worker socket this transport's UDP traffic uses (and its ufrag is registered on).
     public let socket: WorkerSocket
     public let parameters: TransportParameters
     public weak var delegate: WebRTCTransportDelegate?
@@ -63,7 +69,9 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
     private let dtls: DTLSSession
     private var srtpIn: SRTPSession?
     private var srtpOut: SRTPSession?
-    private var selected: SocketAddress?
+    private var selected: MediaPath?
+    /// Client role: where the checks go (UDP to the remote candidate, or our TCP connection).
+    private let clientPath: MediaPath?
     private let createdMicros: UInt64
     private var scratch = [UInt8](repeating: 0, count: 1500)
 
@@ -95,10 +103,15 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
             iceClient = ICEClient(localUfrag: parameters.localUfrag, remoteUfrag: parameters.remoteUfrag,
                                   remotePassword: parameters.remotePassword, remoteAddress: remote,
                                   consentTimeoutMicros: parameters.consentTimeoutMicros)
+            let path = parameters.remoteCandidateIsTCP
+                ? try worker.openTCPConnection(to: remote)
+                : worker.udpPath(to: remote, via: self.socket)
+            clientPath = path
             // Responses to our checks come from the remote candidate, not by ufrag.
-            worker.bind(address: remote, socket: self.socket, to: self)
+            worker.bind(path, to: self)
         } else {
             iceClient = nil
+            clientPath = nil
         }
         worker.register(ufrag: parameters.localUfrag, receiver: self, socket: self.socket)
         worker.addTickable(self)
@@ -106,9 +119,19 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
 
     public var isConnected: Bool { state == .connected }
 
+    /// The path media takes now (nil until ICE selected one): UDP, or a TCP connection.
+    public var selectedPath: MediaPath? { selected }
+
+    /// Packets dropped because the selected TCP connection's send queue was full (a slow
+    /// reader); 0 over UDP.
+    public var tcpSendDroppedPackets: UInt64 {
+        guard let selected, selected.isTCP else { return 0 }
+        return worker.tcpSendDroppedPackets(on: selected)
+    }
+
     // MARK: Receive (worker thread)
 
-    public func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: SocketAddress, now: UInt64) {
+    public func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: MediaPath, now: UInt64) {
         guard state != .closed && state != .failed else { return }
         let first = datagram[0]
         if first < 4 {
@@ -120,13 +143,24 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
         }
     }
 
-    private func receiveSTUN(_ datagram: UnsafeRawBufferPointer, from source: SocketAddress, now: UInt64) {
+    /// A TCP connection this transport used closed: forget it as a tuple. If it was the
+    /// selected one, media waits for the peer's next check (a browser nominates another pair,
+    /// or reconnects); consent expiry ends the transport if none comes.
+    public func pathDidClose(_ path: MediaPath) {
+        ice.removePath(path)
+        if selected == path { selected = nil }
+        // The client role does not reconnect: its only path is gone.
+        if path == clientPath { fail("Failed by ICE timeout") }
+    }
+
+    private func receiveSTUN(_ datagram: UnsafeRawBufferPointer, from source: MediaPath, now: UInt64) {
         guard let message = try? STUNMessage(parsing: datagram) else {
             droppedStun += 1
             return
         }
         if let iceClient, message.type != .bindingRequest {
-            if iceClient.handleResponse(message, from: source, now: now), iceClient.state == .connected {
+            if source == clientPath, iceClient.handleResponse(message, from: source.remote, now: now),
+               iceClient.state == .connected {
                 select(source)
             } else {
                 droppedStun += 1
@@ -136,7 +170,7 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
         let result = scratch.withUnsafeMutableBytes { reply -> ICEResult in
             let result = ice.handleBindingRequest(message, from: source, now: now, reply: reply)
             if case .respond(let length, _) = result {
-                worker.queueSend(copying: UnsafeRawBufferPointer(rebasing: reply[0..<length]), to: source, via: socket)
+                worker.queueSend(copying: UnsafeRawBufferPointer(rebasing: reply[0..<length]), path: source)
             }
             return result
         }
@@ -145,15 +179,15 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
             return
         }
         if change != .none {
-            worker.bind(address: source, socket: socket, to: self)
+            worker.bind(source, to: self)
         }
-        if iceClient == nil, let tuple = ice.selectedTuple, tuple != selected {
+        if iceClient == nil, let tuple = ice.selectedPath, tuple != selected {
             select(tuple)
         }
     }
 
     /// ICE found the path: media and DTLS go to `tuple` from now on.
-    private func select(_ tuple: SocketAddress) {
+    private func select(_ tuple: MediaPath) {
         guard tuple != selected else { return }
         selected = tuple
         if state == .new {
@@ -239,7 +273,7 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
             worker.pool.give(buffer)
             return
         }
-        worker.queueSend(buffer: buffer, length: protectedLength, to: selected, via: socket)
+        worker.queueSend(buffer: buffer, length: protectedLength, path: selected)
     }
 
     /// Copies an RTCP compound packet into a pool buffer, encrypts and queues it.
@@ -254,13 +288,13 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
             worker.pool.give(buffer)
             return
         }
-        worker.queueSend(buffer: buffer, length: length, to: selected, via: socket)
+        worker.queueSend(buffer: buffer, length: length, path: selected)
     }
 
     private func flushDTLS() {
         guard let selected else { return }
         dtls.drainOutgoing { datagram in
-            worker.queueSend(copying: datagram, to: selected, via: socket)
+            worker.queueSend(copying: datagram, path: selected)
         }
     }
 
@@ -273,10 +307,9 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
         case .new, .connecting, .connected:
             if let iceClient {
                 let length = scratch.withUnsafeMutableBytes { iceClient.poll(now: now, into: $0) }
-                if let length {
+                if let length, let clientPath {
                     scratch.withUnsafeBytes {
-                        worker.queueSend(copying: UnsafeRawBufferPointer(rebasing: $0[0..<length]), to: iceClient.remoteAddress,
-                                         via: socket)
+                        worker.queueSend(copying: UnsafeRawBufferPointer(rebasing: $0[0..<length]), path: clientPath)
                     }
                 }
                 if iceClient.state == .failed {

@@ -56,7 +56,11 @@ enum PublisherMedia {
 
     static func configuration(_ options: LoadTestOptions) -> PeerConnection.Configuration {
         .init(role: .publish, audio: options.audio, video: options.video, loopbackOnly: true,
-              simulcastLayers: options.simulcastLayers)
+              simulcastLayers: options.simulcastLayers, iceTransport: iceTransport(options))
+    }
+
+    static func iceTransport(_ options: LoadTestOptions) -> PeerConnection.ICETransport {
+        options.iceTransport == .tcp ? .tcp : .udp
     }
 
     /// Read on the connection's worker.

@@ -6,6 +6,11 @@ public enum LoadTestTarget: String, Sendable, Codable, CaseIterable {
     case janus
 }
 
+/// How the tester's connections reach Sluice: UDP, or ICE-TCP (the answer's passive TCP candidate).
+public enum LoadTestICETransport: String, Sendable, Codable, CaseIterable {
+    case udp, tcp
+}
+
 /// A player's `quality` constraint.
 public enum PlayerQuality: String, Sendable, Codable, CaseIterable {
     case low, medium, high, auto
@@ -29,6 +34,8 @@ public struct LoadTestOptions: Sendable, Equatable, Codable {
     public var simulcast = false
     public var audio = true
     public var video = true
+    /// Every connection of the run (publishers and players) uses this transport.
+    public var iceTransport = LoadTestICETransport.udp
     public var quality: PlayerQuality?
     public var maxWidth: Int?
     public var maxHeight: Int?
@@ -85,6 +92,7 @@ extension LoadTestOptions {
           --simulcast on|off        send 3 layers: 1/4, 1/2 and full size (off)
           --audio on|off            Opus-sized audio, 50 packets/s (on)
           --video on|off            video (on)
+          --ice-transport udp|tcp   media over UDP, or over ICE-TCP to the server's TCP port (udp)
           --quality low|medium|high|auto   players' quality constraint (none: the server's default)
           --width N, --height N     players' bounding box constraint
           --join-rate R             players starting to join per second (10)
@@ -147,6 +155,12 @@ extension LoadTestOptions {
             case "--simulcast": options.simulcast = try onOff(name, try value())
             case "--audio": options.audio = try onOff(name, try value())
             case "--video": options.video = try onOff(name, try value())
+            case "--ice-transport":
+                let text = try value()
+                guard let transport = LoadTestICETransport(rawValue: text.lowercased()) else {
+                    throw OptionError("--ice-transport must be udp or tcp, not '\(text)'")
+                }
+                options.iceTransport = transport
             case "--quality":
                 let text = try value()
                 guard let quality = PlayerQuality(rawValue: text.lowercased()) else {
@@ -203,6 +217,9 @@ extension LoadTestOptions {
         }
         if !audio && !video {
             throw OptionError("--audio off and --video off leave nothing to send")
+        }
+        if iceTransport == .tcp && target == .janus {
+            throw OptionError("--ice-transport tcp works with --target sluice only")
         }
         if simulcast && !video {
             throw OptionError("--simulcast on needs --video on")

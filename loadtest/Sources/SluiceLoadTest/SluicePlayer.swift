@@ -44,7 +44,8 @@ final class SluicePlayer: LoadTestPlayer, @unchecked Sendable {
         try await session.open()
         _ = try await session.connect(appKey: options.appKey, clientVersion: "sluice-loadtest")
         let connection = try PeerConnection(
-            configuration: .init(role: .play, audio: options.audio, video: options.video, loopbackOnly: true),
+            configuration: .init(role: .play, audio: options.audio, video: options.video, loopbackOnly: true,
+                                 iceTransport: PublisherMedia.iceTransport(options)),
             worker: workers.next(), security: workers.security)
         connection.delegate = probe
         self.connection = connection
