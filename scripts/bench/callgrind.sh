@@ -12,9 +12,9 @@
 # Runs in a private network namespace with only lo. Needs root, valgrind, and release builds
 # with DWARF 4 (valgrind 3.19 reads no DWARF 5):
 #   swift build -c release --scratch-path .build-dwarf4 -Xswiftc -dwarf-version=4 -Xcc -gdwarf-4
-#   BIN=.build-dwarf4/release PLAYERS=10 MEASURE=10 loadtest/callgrind.sh
+#   BIN=.build-dwarf4/release PLAYERS=10 MEASURE=10 scripts/bench/callgrind.sh
 set -uo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$repo"
 players="${PLAYERS:-10}"
 measure="${MEASURE:-10}"

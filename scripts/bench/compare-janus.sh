@@ -9,15 +9,15 @@
 # local to the namespace like the rest of 127.0.0.0/8. Janus runs ICE-lite (ice_lite), because
 # the Swift client is always the controlling ICE agent, also when Janus makes the offer.
 #
-#   loadtest/compare-janus.sh                       # 1 publisher x 40 players, 20 s
-#   PLAYERS=100 DURATION=30 loadtest/compare-janus.sh --simulcast off --audio on
+#   scripts/bench/compare-janus.sh                       # 1 publisher x 40 players, 20 s
+#   PLAYERS=100 DURATION=30 scripts/bench/compare-janus.sh --simulcast off --audio on
 # Extra arguments go to both sluice-loadtest runs. Needs root (it installs Debian's janus when
 # missing) and `swift build -c release --product sluice --product sluice-loadtest`. Output:
 # artifacts/compare-janus/{sluice,janus}/ (result.json, report.html, server logs) and
 # artifacts/compare-janus/comparison.txt.
 set -uo pipefail
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$repo"
 out="$repo/artifacts/compare-janus"
 players="${PLAYERS:-40}"

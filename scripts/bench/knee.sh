@@ -9,11 +9,11 @@
 #
 # Runs in a private network namespace with only lo. Needs root and release builds:
 #   swift build -c release
-#   STEPS="25 50 100 150 200" DURATION=20 loadtest/knee.sh [extra sluice-loadtest flags]
+#   STEPS="25 50 100 150 200" DURATION=20 scripts/bench/knee.sh [extra sluice-loadtest flags]
 # MAX_P99_MS (5) and MAX_LOSS_PERCENT (0.1) set the limits; MAX_P99_MS=100000 finds the loss
 # knee alone.
 set -uo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$repo"
 steps="${STEPS:-25 50 100 150 200 300}"
 duration="${DURATION:-20}"

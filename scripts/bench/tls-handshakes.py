@@ -7,9 +7,9 @@ every handshake is a full one (no session or ticket is passed back). The server'
 over the run (utime + stime from /proc) gives the CPU per handshake, which the client
 processes on the same cores do not blur.
 
-  loadtest/tls-handshakes.py --spawn                      # start .build/release/sluice with a throwaway cert
-  loadtest/tls-handshakes.py --spawn --key rsa --tls12    # RSA-2048 and TLS 1.2
-  loadtest/tls-handshakes.py --port 8443 --cafile ca.pem  # a running server (no CPU figure without --pid)
+  scripts/bench/tls-handshakes.py --spawn                      # start .build/release/sluice with a throwaway cert
+  scripts/bench/tls-handshakes.py --spawn --key rsa --tls12    # RSA-2048 and TLS 1.2
+  scripts/bench/tls-handshakes.py --port 8443 --cafile ca.pem  # a running server (no CPU figure without --pid)
 
 Prints one line of JSON (also written to artifacts/loadtest/tls-handshakes-<key>-<version>.json).
 Needs only the standard library and the openssl command line (for --spawn).
@@ -29,7 +29,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def free_port(kind=socket.SOCK_STREAM) -> int:
