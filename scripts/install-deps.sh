@@ -54,7 +54,7 @@ fi
 [[ $with_test == 1 ]] || exit 0
 
 venv="$repo/.venv"
-requirements="$repo/tests/interop/requirements.txt"
+requirements="$repo/interop/requirements.txt"
 # The stamp names the interpreter and the requirements, so a change to either reinstalls.
 want="$(python3 -c 'import sys; print(sys.version)' | head -1) $(sha256sum "$requirements" | cut -d' ' -f1)"
 stamp="$venv/.sluice-deps-stamp"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the interop suite (tests/interop) inside a private network namespace that has only `lo`,
+# Runs the interop suite (interop/) inside a private network namespace that has only `lo`,
 # so nothing it starts can send past 127.0.0.0/8. Needs root, .venv (scripts/install-deps.sh
 # --test) and the release server (swift build -c release). Arguments go to pytest:
 #   scripts/interop.sh -k test_wait_play_resumes
@@ -12,7 +12,7 @@ for tool in unshare ip; do
 done
 [[ -x .venv/bin/python ]] || { echo "interop: .venv is missing: run scripts/install-deps.sh --test"; exit 1; }
 
-unshare -n bash -c 'ip link set lo up && exec .venv/bin/python -m pytest tests/interop -v --durations=10 "$@"' \
+unshare -n bash -c 'ip link set lo up && exec .venv/bin/python -m pytest interop -v --durations=10 "$@"' \
     interop "$@"
 rc=$?
 # pytest's 5 means no test ran: that proves nothing, so it is a failure like any other.

@@ -4,7 +4,7 @@
 #   build    swift build -c release          (the server binary the interop suite runs)
 #   unit     swift test
 #   fuzz     scripts/fuzz.sh                  (every target, FUZZ_SECONDS each, default 30)
-#   interop  scripts/interop.sh: pytest tests/interop in a network namespace with only `lo`
+#   interop  scripts/interop.sh: pytest interop/ in a network namespace with only `lo`
 #   loadtest scripts/loadtest-smoke.sh: sluice-loadtest, 1 publisher x 5 players, --assert-no-loss
 #   leaks    scripts/leaks.sh: interop tests (bad input, hooks, admin, WHIP) against the server
 #            under valgrind; any leaked block or memory error fails

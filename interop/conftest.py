@@ -26,7 +26,7 @@ import pytest
 
 from loopback import loopback_is_up, non_loopback_addresses, patch_aioice
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = Path(os.environ.get("SLUICE_ARTIFACTS", REPO / "artifacts"))
 BINARY = Path(os.environ.get("SLUICE_BINARY", REPO / ".build" / "release" / "sluice"))
 DEFAULT_CONFIG = REPO / "conf" / "sluice.json"
@@ -89,7 +89,7 @@ def loopback_only():
     if outside:
         pytest.fail("interop tests run only in a private network namespace with just `lo` "
                     f"(found {outside}); run: unshare -n bash -c 'ip link set lo up && ...' "
-                    "(see tests/interop/README.md)", pytrace=False)
+                    "(see interop/README.md)", pytrace=False)
     if not loopback_is_up():
         pytest.fail("`lo` is down or has no 127.0.0.1: run `ip link set lo up` first", pytrace=False)
 
