@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// libFuzzer targets for every parser that reads the network (DESIGN.md "Fuzzing").
+// libFuzzer targets for every parser that reads the network (docs/design.md "Fuzzing").
 // Build and run with scripts/fuzz.sh; each target's seed corpus is Fuzz/Corpus/<target>/.
 import PackageDescription
 

@@ -1,4 +1,4 @@
-"""Loopback-only guards (DESIGN.md "Loopback only").
+"""Loopback-only guards (docs/design.md "Loopback only").
 
 Every interop test runs inside a private network namespace that has only `lo`, so no packet
 can leave 127.0.0.0/8. aiortc needs two adjustments to work there: aioice skips 127.0.0.1 when

@@ -1,4 +1,4 @@
-"""A small asyncio client for the Sluice wire protocol (PROTOCOL.md section 1), over `websockets`.
+"""A small asyncio client for the Sluice wire protocol (docs/protocol.md section 1), over `websockets`.
 
 Written from the protocol text only. Replies are matched to requests by id; notifications
 (`session`, `streamStatus`, `streamEvent`) are kept in arrival order with the local monotonic

@@ -1,4 +1,4 @@
-"""The admin REST API (PROTOCOL.md section 2) against real aiortc peers: stream views with live
+"""The admin REST API (docs/protocol.md section 2) against real aiortc peers: stream views with live
 figures, server-side mute that outranks the publisher, terminate, session kick, /metrics."""
 
 import asyncio

@@ -1,4 +1,4 @@
-"""Bad input from the network gets an error value, never a crash (PROTOCOL.md section 1)."""
+"""Bad input from the network gets an error value, never a crash (docs/protocol.md section 1)."""
 
 import asyncio
 import json

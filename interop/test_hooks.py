@@ -1,4 +1,4 @@
-"""Status callbacks (PROTOCOL.md section 4): a local HTTP receiver plays the app's backend.
+"""Status callbacks (docs/protocol.md section 4): a local HTTP receiver plays the app's backend.
 
 The receiver runs in a thread of the test on 127.0.0.1 and is the hooks url of the app
 `hooked`; `defaultApp` has no hooks.

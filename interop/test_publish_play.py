@@ -1,4 +1,4 @@
-"""Publish and play end to end with aiortc peers on both sides (PROTOCOL.md section 1)."""
+"""Publish and play end to end with aiortc peers on both sides (docs/protocol.md section 1)."""
 
 import asyncio
 import time

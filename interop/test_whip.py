@@ -1,4 +1,4 @@
-"""WHIP and WHEP (PROTOCOL.md section 2) with real peers: aiortc and Chromium publishers over
+"""WHIP and WHEP (docs/protocol.md section 2) with real peers: aiortc and Chromium publishers over
 WHIP played over the JSON-RPC WebSocket, an aiortc WHEP player of a WebSocket publisher, hooks
 that decide before the 201, and the errors."""
 

@@ -1,6 +1,6 @@
 /// A MOS-style score (1.0 to 4.5) from loss, jitter and round-trip time, by a simplified
 /// ITU-T G.107 E-model: the effective latency and the loss lower the R factor, which maps to
-/// a mean opinion score. Levels follow PROTOCOL.md (`connectionQuality`).
+/// a mean opinion score. Levels follow docs/protocol.md (`connectionQuality`).
 public struct ConnectionQuality: Equatable, Sendable {
     public enum Level: String, Sendable, Comparable {
         case poor, fair, average, good, excellent

@@ -1,4 +1,4 @@
-/// Chooses the simulcast layer a player should receive (PROTOCOL.md "Constraints", Play):
+/// Chooses the simulcast layer a player should receive (docs/protocol.md "Constraints", Play):
 /// the highest layer that fits every cap the player gave, then the quality it asked for,
 /// then what its bandwidth estimate can carry. A pure function of its inputs, so it is
 /// table-tested and runs off the packet path (at most a few times a second per player).

@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// Event delivery: events are queued and `wakeup` is called; the control thread then calls
 /// `drainEvents`. A reply to a request is therefore always sent before the notifications it
-/// causes (PROTOCOL.md "Order").
+/// causes (docs/protocol.md "Order").
 public final class MediaEngine: @unchecked Sendable {
     public var wakeup: @Sendable () -> Void = {}
 

@@ -30,7 +30,7 @@ public enum StreamStatus: String, Sendable {
     }
 }
 
-/// Exact WCS-compatible `info` strings (PROTOCOL.md section 1).
+/// Exact WCS-compatible `info` strings (docs/protocol.md section 1).
 public enum StatusInfo {
     public static let streamNameInUse = "Stream name is already in use"
     public static let streamNotFound = "Stream not found"
@@ -54,7 +54,7 @@ public enum MediaKind: String, Sendable {
     case video
 }
 
-/// Play constraints for video (PROTOCOL.md "Constraints"). nil means "no cap".
+/// Play constraints for video (docs/protocol.md "Constraints"). nil means "no cap".
 public struct VideoConstraints: Sendable, Equatable {
     public enum Quality: Sendable, Equatable {
         case auto, high, medium, low
@@ -94,7 +94,7 @@ public struct StreamConstraints: Sendable, Equatable {
     }
 }
 
-/// Application errors of PROTOCOL.md section 5 that the engine can raise.
+/// Application errors of docs/protocol.md section 5 that the engine can raise.
 public enum MediaError: Error, Equatable, Sendable {
     case streamNameInUse
     case streamNotFound
@@ -186,7 +186,7 @@ public struct MediaAnswer: Sendable {
     }
 }
 
-/// A snapshot of one kind's figures (PROTOCOL.md section 3).
+/// A snapshot of one kind's figures (docs/protocol.md section 3).
 public struct KindStats: Sendable {
     public var packets: UInt64 = 0
     public var bytes: UInt64 = 0
@@ -213,7 +213,7 @@ public struct KindStats: Sendable {
     public init() {}
 }
 
-/// One simulcast layer as the stats show it (PROTOCOL.md section 3).
+/// One simulcast layer as the stats show it (docs/protocol.md section 3).
 public struct LayerStats: Sendable, Equatable {
     public var index: Int
     public var rid: String?
@@ -258,7 +258,7 @@ public struct HandleStats: Sendable {
     }
 }
 
-/// What the admin API shows of one stream (PROTOCOL.md section 2).
+/// What the admin API shows of one stream (docs/protocol.md section 2).
 public struct StreamView: Sendable {
     public var name: String
     public var publisher: HandleStats?

@@ -2,7 +2,7 @@ import SluiceTransport
 import SluiceWire
 
 /// The last packets of one incoming stream, each stored once, in pool buffers, for answering
-/// players' NACKs (DESIGN.md hot-path rule 4). Consumers keep only the mapping from their
+/// players' NACKs (docs/design.md hot-path rule 4). Consumers keep only the mapping from their
 /// own sequence numbers to these.
 struct RetransmissionBuffer {
     static let slots = 512

@@ -38,7 +38,7 @@ final class Router {
     }
 
     /// The fan-out: one packet from the producer to every consumer. Synchronous, on the
-    /// worker thread, in the receive batch (DESIGN.md "The packet path").
+    /// worker thread, in the receive batch (docs/design.md "The packet path").
     @inline(__always)
     func forward(_ packet: borrowing ForwardedPacket) {
         if isMuted(packet.kind) { return }

@@ -26,7 +26,7 @@ public struct SequenceMunger {
     private var lastSendMicros: UInt64 = 0
 
     /// `initialSequence` must be below 2^15 so that an SRTP rollover counter cannot
-    /// desynchronise (DESIGN.md, hot-path rule 5).
+    /// desynchronise (docs/design.md, hot-path rule 5).
     public init(initialSequence: UInt16, initialTimestamp: UInt32) {
         precondition(initialSequence < 0x8000)
         lastOutSequence = Int64(initialSequence) - 1

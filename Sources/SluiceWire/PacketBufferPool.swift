@@ -1,6 +1,6 @@
 /// Fixed-size packet buffers carved from one allocation, recycled through a free list.
 /// A worker owns its pool, so there is no locking; taking and returning a buffer costs
-/// no heap allocation (DESIGN.md, hot-path rule 1).
+/// no heap allocation (docs/design.md, hot-path rule 1).
 public final class PacketBufferPool {
     /// Room for a full-MTU datagram plus SRTP/SRTCP trailers and header growth.
     public static let bufferSize = 2048

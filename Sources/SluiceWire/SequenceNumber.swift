@@ -1,5 +1,5 @@
 /// Wrap-aware comparison and unwrapping of RTP sequence numbers and timestamps.
-/// This is the one place where modular arithmetic lives (DESIGN.md, hot-path rule 5):
+/// This is the one place where modular arithmetic lives (docs/design.md, hot-path rule 5):
 /// everything past the parser works on 64-bit extended values.
 public enum SequenceNumber {
     /// True when `a` comes after `b` in 16-bit serial-number order (RFC 1982).

@@ -4,7 +4,7 @@ import SluiceClient
 import SluiceTransport
 import Testing
 
-/// DESIGN.md hot-path rule 1: forwarding allocates nothing per packet. One synthetic publisher
+/// docs/design.md hot-path rule 1: forwarding allocates nothing per packet. One synthetic publisher
 /// (VP8 at 30 fps and Opus at 50 packets/s) and three players through a real in-process
 /// server; once the stream is steady, every heap allocation the server makes while handling
 /// an incoming RTP packet (unprotect, fan-out to three players, rewrite, protect, queue) is

@@ -1,5 +1,5 @@
 // Counts heap allocations made by threads that opted in, for the test that holds the
-// forwarding path at zero allocations per packet (DESIGN.md hot-path rule 1). Linked only
+// forwarding path at zero allocations per packet (docs/design.md hot-path rule 1). Linked only
 // into test executables: it interposes malloc and friends for the whole process.
 #ifndef SLUICE_MALLOC_COUNTER_H
 #define SLUICE_MALLOC_COUNTER_H

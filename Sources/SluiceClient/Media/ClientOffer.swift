@@ -1,6 +1,6 @@
 import SluiceSDP
 
-/// The SDP offer a Sluice client makes for one PeerConnection (PROTOCOL.md: the client always
+/// The SDP offer a Sluice client makes for one PeerConnection (docs/protocol.md: the client always
 /// offers): BUNDLE, rtcp-mux, VP8 (PT 96) and Opus (PT 111), mid, abs-send-time and
 /// transport-cc extensions, `a=setup:active` (the client is the DTLS client), and `a=ssrc`
 /// lines for what it sends.

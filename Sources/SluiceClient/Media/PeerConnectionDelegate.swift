@@ -5,7 +5,7 @@ import SluiceRTP
 /// thread; packet views are valid only during the call.
 public protocol PeerConnectionDelegate: AnyObject {
     func peerConnectionDidConnect(_ connection: PeerConnection)
-    /// `info` is one of the "Failed by ..." strings of PROTOCOL.md.
+    /// `info` is one of the "Failed by ..." strings of docs/protocol.md.
     func peerConnection(_ connection: PeerConnection, didFail info: String)
     /// A decrypted RTP packet; `kind` from its payload type, nil when it matches neither.
     func peerConnection(_ connection: PeerConnection, didReceiveRTP packet: RTPPacket, kind: TrackKind?, now: UInt64)

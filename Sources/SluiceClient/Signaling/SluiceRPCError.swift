@@ -1,4 +1,4 @@
-/// An error the server answered a request with (PROTOCOL.md section 1 and 5): the JSON-RPC
+/// An error the server answered a request with (docs/protocol.md section 1 and 5): the JSON-RPC
 /// `code` and `message`, and the application `reason` from `data.reason` when there is one.
 public struct SluiceRPCError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: Int
@@ -27,7 +27,7 @@ public struct SluiceRPCError: Error, Sendable, Hashable, CustomStringConvertible
         "\(code) \(message)" + (reason.map { " (\($0))" } ?? "")
     }
 
-    /// The error codes of PROTOCOL.md.
+    /// The error codes of docs/protocol.md.
     public enum Code {
         public static let parseError = -32700
         public static let invalidRequest = -32600

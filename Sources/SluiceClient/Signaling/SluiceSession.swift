@@ -39,7 +39,7 @@ public enum TrackKind: String, Sendable, Hashable {
     case audio, video
 }
 
-/// One signaling session with a Sluice server: JSON-RPC 2.0 over a WebSocket (PROTOCOL.md
+/// One signaling session with a Sluice server: JSON-RPC 2.0 over a WebSocket (docs/protocol.md
 /// section 1). Requests are async and throw `SluiceRPCError` for an error response and
 /// `SignalingError` when the connection fails. Notifications arrive on `notifications`, in the
 /// order the server sent them; after the connection ends the stream yields `.closed` and finishes.
@@ -93,7 +93,7 @@ public final class SluiceSession: @unchecked Sendable {
         channel.close(code: 1000, reason: "")
     }
 
-    // MARK: Methods (PROTOCOL.md "Methods")
+    // MARK: Methods (docs/protocol.md "Methods")
 
     /// `appKey` may be nil when `token` is given: the token names its app.
     public func connect(appKey: String?, token: String? = nil, custom: JSONValue? = nil,
@@ -146,7 +146,7 @@ public final class SluiceSession: @unchecked Sendable {
         _ = try await call("stop", params: ["handle": .string(handle)])
     }
 
-    /// The stats object of PROTOCOL.md section 3.
+    /// The stats object of docs/protocol.md section 3.
     public func getStats(handle: String) async throws -> JSONValue {
         try await call("getStats", params: ["handle": .string(handle)])
     }

@@ -1,4 +1,4 @@
-/// Publish and play constraints (PROTOCOL.md "Constraints"). Bitrates are in kbit/s.
+/// Publish and play constraints (docs/protocol.md "Constraints"). Bitrates are in kbit/s.
 public struct StreamConstraints: Sendable, Hashable {
     /// One kind's constraint: off, on, or on with limits.
     public enum Track: Sendable, Hashable {

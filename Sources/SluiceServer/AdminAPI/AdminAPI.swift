@@ -2,7 +2,7 @@ import SluiceJSON
 import SluiceMedia
 import SluiceSignaling
 
-/// The REST admin API of PROTOCOL.md section 2, `/metrics` and the OpenAPI document.
+/// The REST admin API of docs/protocol.md section 2, `/metrics` and the OpenAPI document.
 ///
 /// Handlers run on the signaling service thread, which also owns the media engine's control
 /// side and the session manager, so they call both directly. Checks run in this order, and

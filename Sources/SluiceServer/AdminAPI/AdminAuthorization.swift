@@ -1,6 +1,6 @@
 import SluiceSignaling
 
-/// The bearer-token check of the admin endpoints (PROTOCOL.md section 2). An empty token
+/// The bearer-token check of the admin endpoints (docs/protocol.md section 2). An empty token
 /// in the config turns the admin API off rather than leaving it open.
 public struct AdminAuthorization: Sendable {
     private let token: [UInt8]

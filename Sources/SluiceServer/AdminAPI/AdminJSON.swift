@@ -2,7 +2,7 @@ import SluiceJSON
 import SluiceMedia
 import SluiceSignaling
 
-/// The JSON shapes of the admin API. Per-kind figures use the field names of PROTOCOL.md
+/// The JSON shapes of the admin API. Per-kind figures use the field names of docs/protocol.md
 /// section 3, the same as `getStats`.
 enum AdminJSON {
     /// `appKey` is the publisher's app; `sessionOf` maps handles to their sessions, and

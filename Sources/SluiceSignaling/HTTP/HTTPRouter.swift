@@ -77,7 +77,7 @@ public struct HTTPResponse: Sendable {
         HTTPResponse(status: status, contentType: "application/json", headers: headers, body: value.serializedBytes())
     }
 
-    /// The error shape of PROTOCOL.md section 2: `{"error":{"code","message","reason"}}`.
+    /// The error shape of docs/protocol.md section 2: `{"error":{"code","message","reason"}}`.
     public static func error(status: Int, message: String, reason: String,
                              headers: [(name: String, value: String)] = []) -> HTTPResponse {
         json(["error": ["code": JSONValue(status), "message": .string(message), "reason": .string(reason)]],

@@ -1,4 +1,4 @@
-/// An app's status callbacks (PROTOCOL.md section 4): where they go and how they are signed.
+/// An app's status callbacks (docs/protocol.md section 4): where they go and how they are signed.
 public struct HookSettings: Sendable, Equatable {
     /// `http://` or `https://host[:port][/path]`; each event is POSTed to `{url}/{event}`.
     public var url: String
@@ -29,7 +29,7 @@ public struct HookSettings: Sendable, Equatable {
     }
 }
 
-/// The hook events of PROTOCOL.md section 4, named as in the URL.
+/// The hook events of docs/protocol.md section 4, named as in the URL.
 public enum HookEvent: String, Sendable, CaseIterable {
     case connect
     case publishStream

@@ -1,7 +1,7 @@
 import SluiceJSON
 import SluiceMedia
 
-/// Authorizing hooks park their request (PROTOCOL.md section 4): the reply waits for the
+/// Authorizing hooks park their request (docs/protocol.md section 4): the reply waits for the
 /// backend, and everything the session sends meanwhile waits behind it. Other sessions are
 /// not affected. Notification hooks follow the media events.
 extension SessionManager {

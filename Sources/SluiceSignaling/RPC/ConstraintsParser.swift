@@ -1,7 +1,7 @@
 import SluiceJSON
 import SluiceMedia
 
-/// PROTOCOL.md "Constraints": `audio` and `video` are each false, true or an object;
+/// docs/protocol.md "Constraints": `audio` and `video` are each false, true or an object;
 /// bitrates in kbit/s; `quality` a name or a 1-100 WCS number. Unknown members are ignored.
 public enum ConstraintsParser {
     /// Caps above this are surely mistakes, and keep later arithmetic far from overflow.

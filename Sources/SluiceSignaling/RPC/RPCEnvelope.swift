@@ -13,12 +13,12 @@ struct RPCEnvelopeError: Error, Equatable {
     var id: JSONValue
     var error: RPCError
     /// False for a JSON object without an `id` member: a notification, however malformed,
-    /// gets no reply (PROTOCOL.md "Client notifications"); the error is only logged.
+    /// gets no reply (docs/protocol.md "Client notifications"); the error is only logged.
     var answered = true
 }
 
 extension RPCEnvelope {
-    /// Parses and validates one message (PROTOCOL.md "Which error wins", step 1 after the size).
+    /// Parses and validates one message (docs/protocol.md "Which error wins", step 1 after the size).
     static func parse(_ bytes: UnsafeRawBufferPointer) throws(RPCEnvelopeError) -> RPCEnvelope {
         let document: JSONValue
         do {

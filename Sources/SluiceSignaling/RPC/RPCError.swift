@@ -1,7 +1,7 @@
 import SluiceJSON
 import SluiceMedia
 
-/// A JSON-RPC error object: the standard codes and PROTOCOL.md section 5.
+/// A JSON-RPC error object: the standard codes and docs/protocol.md section 5.
 public struct RPCError: Error, Equatable, Sendable {
     public var code: Int
     public var message: String
@@ -63,7 +63,7 @@ extension RPCError {
         RPCError(code: 1008, message: "Limit reached: \(what)", reason: "LIMIT_REACHED")
     }
 
-    /// The mapping of the engine's errors to PROTOCOL.md section 5.
+    /// The mapping of the engine's errors to docs/protocol.md section 5.
     public init(_ error: MediaError) {
         switch error {
         case .streamNameInUse:

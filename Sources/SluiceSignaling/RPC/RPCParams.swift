@@ -65,7 +65,7 @@ struct RPCParams: Equatable {
 
     /// Any value is accepted here; whether the server knows it is an application error (1007),
     /// answered after the other params are checked. A handle that is not a string ("whatever
-    /// its form", PROTOCOL.md "Handles") goes on as the empty string, which no handle is.
+    /// its form", docs/protocol.md "Handles") goes on as the empty string, which no handle is.
     func handle() throws(RPCError) -> StreamHandle {
         guard let value = members["handle"] else { throw .invalidParams("'handle' is required") }
         return value.stringValue ?? ""

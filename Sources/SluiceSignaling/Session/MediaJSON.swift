@@ -1,7 +1,7 @@
 import SluiceJSON
 import SluiceMedia
 
-/// The JSON shapes of what the engine reports: stats (PROTOCOL.md section 3) and the
+/// The JSON shapes of what the engine reports: stats (docs/protocol.md section 3) and the
 /// `streamStatus` / `streamEvent` notification params. Public: the admin API shows the same
 /// objects.
 public enum MediaJSON {
@@ -16,7 +16,7 @@ public enum MediaJSON {
         if let audio = stats.audio { object["audio"] = kindStats(audio, video: false) }
         if let video = stats.video { object["video"] = kindStats(video, video: true) }
         // Before the first report there is nothing to score: the handle shows the score of no
-        // measured loss, jitter or delay, so the object is always there (PROTOCOL.md section 3).
+        // measured loss, jitter or delay, so the object is always there (docs/protocol.md section 3).
         let quality = stats.connectionQuality ?? .unimpaired
         object["connectionQuality"] = ["score": JSONValue(quality.score), "level": .string(quality.level.rawValue)]
         if let path = stats.transportProtocol {

@@ -3,7 +3,7 @@ import SluiceJSON
 import SluiceMedia
 import SluiceWire
 
-/// The JSON-RPC session layer of PROTOCOL.md section 1, free of any socket: messages come
+/// The JSON-RPC session layer of docs/protocol.md section 1, free of any socket: messages come
 /// in as bytes, replies and notifications go out through each session's `SessionOutput`.
 /// Confined to one thread (the server's service thread).
 public final class SessionManager {
@@ -17,7 +17,7 @@ public final class SessionManager {
     private var sessions: [Int: RPCSession] = [:]
     /// Connected sessions by id, for routing media events.
     private var connected: [SessionID: RPCSession] = [:]
-    /// The apps' status callbacks (PROTOCOL.md section 4).
+    /// The apps' status callbacks (docs/protocol.md section 4).
     public let hooks: HookDispatcher
     /// Milliseconds since the epoch, for the hook bodies' `timestamp`.
     let wallClockMillis: () -> Int64
@@ -280,7 +280,7 @@ public final class SessionManager {
 
     // MARK: - Methods
 
-    /// Checks in the order of PROTOCOL.md "Which error wins": not connected (1000), unknown
+    /// Checks in the order of docs/protocol.md "Which error wins": not connected (1000), unknown
     /// method (-32601), then params (-32602) and the method's own errors.
     private func dispatch(id: JSONValue, method: String, params: RPCParams, session: RPCSession,
                           followUp: inout FollowUp) throws(RPCError) -> JSONValue {

@@ -2,7 +2,7 @@
 /// with the connection, holding RFC 4571 frames (16-bit length, then the packet) that the
 /// socket has not taken yet.
 ///
-/// A slow reader must cost only itself (DESIGN.md "More transports"): the worker never blocks
+/// A slow reader must cost only itself (docs/design.md "More transports"): the worker never blocks
 /// on a socket and the queue never grows. A frame goes in whole or not at all, so the stream
 /// never carries a torn frame; when there is no room the packet is dropped and counted. The
 /// socket may take any prefix of the queued bytes: the rest stays queued, in order.

@@ -5,7 +5,7 @@ import Synchronization
 
 /// One media thread: an epoll loop over its UDP sockets and TCP media connections, an inbox
 /// for control commands and a periodic tick. Every transport, router and timer of the worker
-/// lives on this thread, so the packet path takes no lock (DESIGN.md "Threads").
+/// lives on this thread, so the packet path takes no lock (docs/design.md "Threads").
 ///
 /// Packet path: `recvmmsg` a batch -> demultiplex each datagram (RFC 7983 first byte) to its
 /// transport by (socket, source address) -> transports queue what they send -> one

@@ -38,7 +38,7 @@ public struct TransportParameters: Sendable {
 /// What a transport tells its owner (a producer or a consumer). Called on the worker thread.
 public protocol WebRTCTransportDelegate: AnyObject {
     func transportDidConnect(_ transport: WebRTCTransport)
-    /// `info` is one of the "Failed by ..." strings of PROTOCOL.md.
+    /// `info` is one of the "Failed by ..." strings of docs/protocol.md.
     func transport(_ transport: WebRTCTransport, didFail info: String)
     /// A decrypted RTP packet; the bytes are valid only during the call.
     func transport(_ transport: WebRTCTransport, didReceiveRTP packet: UnsafeMutableRawBufferPointer, now: UInt64)
