@@ -1,34 +1,11 @@
+// recvmmsg, sendmmsg, struct mmsghdr and accept4 are declared only under _GNU_SOURCE; it is
+// defined here, before any system header, and not in CShims.h (see there why).
 #define _GNU_SOURCE 1
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include "CShims.h"
-#include <openssl/ssl.h>
-#include <openssl/bio.h>
-#include <libwebsockets.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-
-long sluice_DTLSv1_get_timeout_us(SSL *ssl) {
-    struct timeval tv;
-    if (DTLSv1_get_timeout(ssl, &tv) != 1) return -1;
-    return (long)tv.tv_sec * 1000000L + (long)tv.tv_usec;
-}
-long sluice_DTLSv1_handle_timeout(SSL *ssl) { return DTLSv1_handle_timeout(ssl); }
-long sluice_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
-long sluice_SSL_set_mtu(SSL *ssl, long mtu) { return SSL_set_mtu(ssl, mtu); }
-long sluice_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
-long sluice_SSL_CTX_set_options(SSL_CTX *ctx, unsigned long long options) { return (long)SSL_CTX_set_options(ctx, options); }
-long sluice_SSL_CTX_set_read_ahead(SSL_CTX *ctx, int yes) { return SSL_CTX_set_read_ahead(ctx, yes); }
-long sluice_BIO_set_mem_eof_return(BIO *bio, int value) { return BIO_set_mem_eof_return(bio, value); }
-long sluice_SSL_set_tlsext_host_name(SSL *ssl, const char *name) { return SSL_set_tlsext_host_name(ssl, name); }
-unsigned long long sluice_SSL_OP_NO_QUERY_MTU(void) { return SSL_OP_NO_QUERY_MTU; }
-unsigned long long sluice_SSL_OP_NO_TICKET(void) { return SSL_OP_NO_TICKET; }
-long sluice_SSL_MODE_AUTO_RETRY(void) { return SSL_MODE_AUTO_RETRY; }
-
-size_t sluice_LWS_PRE(void) { return LWS_PRE; }
-
-const char *sluice_json_object_iter_key(void *iter) { return json_object_iter_key(iter); }
 
 struct sluice_mmsg_batch {
     unsigned int slots;
@@ -99,14 +76,6 @@ int sluice_epoll_add(int epfd, int fd, uint64_t tag) {
 }
 
 int sluice_epoll_del(int epfd, int fd) { return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL); }
-
-int sluice_epoll_wait(int epfd, uint64_t *tags, int max, int timeout_ms) {
-    struct epoll_event evs[64];
-    if (max > 64) max = 64;
-    int n = epoll_wait(epfd, evs, max, timeout_ms);
-    for (int i = 0; i < n; i++) tags[i] = evs[i].data.u64;
-    return n;
-}
 
 int sluice_eventfd_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 

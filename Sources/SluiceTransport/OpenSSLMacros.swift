@@ -2,9 +2,10 @@ import COpenSSL
 
 /// OpenSSL's function-like macros, spelled as the ctrl calls they expand to.
 ///
-/// These deliberately do not go through CShims: CShims.h defines _GNU_SOURCE, so glibc's
-/// fd_set is declared differently in the CShims and COpenSSL Clang modules, and any Swift
-/// compile job that loads both fails ("fds_bits ... not present in definition of fd_set").
+/// Spelled here, not in CShims: they were written when CShims.h still defined _GNU_SOURCE,
+/// which declared glibc's fd_set differently from the COpenSSL Clang module ("fds_bits ...
+/// not present in definition of fd_set"). CShims.h no longer does, and CShims now holds
+/// only the media worker's system calls.
 enum OpenSSLMacros {
     /// SSL_OP_BIT(14) and SSL_OP_BIT(12) in ssl.h; Swift cannot import SSL_OP_BIT.
     static let noTicket: UInt64 = 1 << 14

@@ -1,7 +1,9 @@
-// What Swift cannot import directly: function-like C macros, LWS_PRE, and the
-// glibc mmsghdr batch calls (hidden from Swift unless _GNU_SOURCE is defined).
-// The header includes no system header that glibc's Swift module also defines, so the
-// two never disagree about a struct; the _GNU_SOURCE work stays in shims.c.
+// The system calls of the media worker that Swift cannot make well by itself: the glibc
+// mmsghdr batch calls (recvmmsg/sendmmsg are declared only under _GNU_SOURCE), epoll (glibc's
+// epoll_event is packed on x86_64) and non-blocking TCP.
+// _GNU_SOURCE is defined in shims.c only, never here: this header includes no system header
+// that glibc's Swift module also declares, so a Swift compile job that loads CShims next to
+// another C module never sees a glibc struct (fd_set) declared two ways.
 #ifndef SLUICE_CSHIMS_H
 #define SLUICE_CSHIMS_H
 
@@ -9,31 +11,6 @@
 #include <stdint.h>
 
 struct sockaddr_storage;
-
-typedef struct ssl_st SSL;
-typedef struct ssl_ctx_st SSL_CTX;
-typedef struct bio_st BIO;
-typedef struct json_t json_t;
-
-// OpenSSL macros
-long sluice_DTLSv1_get_timeout_us(SSL *ssl);       // -1 when no timer is armed
-long sluice_DTLSv1_handle_timeout(SSL *ssl);
-long sluice_BIO_get_mem_data(BIO *bio, char **data);
-long sluice_SSL_set_mtu(SSL *ssl, long mtu);
-long sluice_SSL_CTX_set_mode(SSL_CTX *ctx, long mode);
-long sluice_SSL_CTX_set_options(SSL_CTX *ctx, unsigned long long options);
-long sluice_SSL_CTX_set_read_ahead(SSL_CTX *ctx, int yes);
-long sluice_BIO_set_mem_eof_return(BIO *bio, int value);
-long sluice_SSL_set_tlsext_host_name(SSL *ssl, const char *name);
-unsigned long long sluice_SSL_OP_NO_QUERY_MTU(void);
-unsigned long long sluice_SSL_OP_NO_TICKET(void);
-long sluice_SSL_MODE_AUTO_RETRY(void);
-
-// libwebsockets
-size_t sluice_LWS_PRE(void);
-
-// jansson iteration (macros in jansson.h)
-const char *sluice_json_object_iter_key(void *iter);
 
 // Batched UDP I/O. One message per slot; each slot has its own buffer and address.
 typedef struct sluice_mmsg_batch sluice_mmsg_batch;
@@ -51,8 +28,6 @@ int sluice_sendmmsg(int fd, sluice_mmsg_batch *batch, unsigned int start, unsign
 int sluice_epoll_create(void);
 int sluice_epoll_add(int epfd, int fd, uint64_t tag);   // level-triggered EPOLLIN
 int sluice_epoll_del(int epfd, int fd);
-// Waits up to timeout_ms; writes the ready tags; returns the count or -1 (errno).
-int sluice_epoll_wait(int epfd, uint64_t *tags, int max, int timeout_ms);
 int sluice_eventfd_create(void);
 void sluice_eventfd_signal(int fd);
 void sluice_eventfd_drain(int fd);
@@ -62,7 +37,8 @@ enum { SLUICE_EPOLL_IN = 1, SLUICE_EPOLL_OUT = 2, SLUICE_EPOLL_HUP = 4 };
 // Level-triggered; `events` is a mask of SLUICE_EPOLL_IN and SLUICE_EPOLL_OUT.
 int sluice_epoll_add_events(int epfd, int fd, uint64_t tag, uint32_t events);
 int sluice_epoll_mod(int epfd, int fd, uint64_t tag, uint32_t events);
-// As sluice_epoll_wait, plus each event's SLUICE_EPOLL_* mask in flags.
+// Waits up to timeout_ms; writes the ready tags and each one's SLUICE_EPOLL_* mask; returns
+// the count or -1 (errno).
 int sluice_epoll_wait_events(int epfd, uint64_t *tags, uint32_t *flags, int max, int timeout_ms);
 
 // TCP (ICE-TCP, RFC 6544): non-blocking sockets with TCP_NODELAY.
