@@ -77,8 +77,10 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
 
     /// Called with 1 before and 0 after the handling of each incoming RTP packet (unprotect,
     /// the owner's fan-out, protect and queue for every player). Nil in production; the test
-    /// that counts heap allocations on the packet path installs its counter here.
-    public static var rtpPathProbe: (@convention(c) (Int32) -> Void)?
+    /// that counts heap allocations on the packet path installs its counter here. `package`,
+    /// not `public`: only this package's tests see it (in release too, where the allocation
+    /// test runs and `@testable` is not available), never an app that links the SDK.
+    package static var rtpPathProbe: (@convention(c) (Int32) -> Void)?
 
     /// Counters for stats and the log.
     public private(set) var srtpErrors: UInt64 = 0
