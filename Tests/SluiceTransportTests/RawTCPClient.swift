@@ -5,7 +5,10 @@ import SluiceWire
 /// A blocking TCP client for tests that play a peer by hand (good or bad) against a worker's
 /// ICE-TCP listener.
 final class RawTCPClient {
-    let fd: Int32
+    /// -1 once closed. A class init that throws after its properties are set still runs deinit,
+    /// so the failure path must not close the descriptor itself: closing it twice would close
+    /// whatever socket another test opened meanwhile under the same number.
+    private(set) var fd: Int32
 
     /// `receiveBuffer`: SO_RCVBUF before connecting (small, to make a slow reader).
     init(to address: SocketAddress, receiveBuffer: Int32? = nil) throws {
@@ -23,11 +26,12 @@ final class RawTCPClient {
         }
         guard result == 0 else {
             close(fd)
+            fd = -1
             throw POSIXError(.ECONNREFUSED)
         }
     }
 
-    deinit { close(fd) }
+    deinit { if fd >= 0 { close(fd) } }
 
     var localPort: UInt16 {
         var storage = sockaddr_storage()
