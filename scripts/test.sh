@@ -2,7 +2,7 @@
 # The test command (CI runs exactly this through .ci/run). Stages, each bounded in time:
 #   deps     scripts/install-deps.sh --test
 #   build    swift build -c release          (the server binary the interop suite runs)
-#   unit     swift test --no-parallel (serialized; see the stage below)
+#   unit     swift test
 #   fuzz     scripts/fuzz.sh                  (every target, FUZZ_SECONDS each, default 30)
 #   interop  scripts/interop.sh: pytest interop/ in a network namespace with only `lo`
 #   loadtest scripts/loadtest-smoke.sh: sluice-loadtest, 1 publisher x 5 players, --assert-no-loss
@@ -70,10 +70,7 @@ run_stage() {
 
 run_stage deps 1200 tail scripts/install-deps.sh --test
 run_stage build 2400 tail swift build -c release
-# Serialized: with suites in parallel in one process, a socket of one test was seen closed
-# and its descriptor number reused by another test's socket (SharedWorkerTests against
-# MediaWorkerTCPTests, about 1 run in 10). Until the double close is found, one at a time.
-run_stage unit 2400 full swift test --no-parallel
+run_stage unit 2400 full swift test
 # Optimized code is what ships: the zero-allocation forwarding test runs in release (in a
 # debug build unspecialized generics allocate, so there it is skipped).
 run_stage alloc 1800 full swift test -c release --filter ForwardingAllocationTests

@@ -135,7 +135,7 @@ private func makeServer(_ options: TCPMediaOptions = TCPMediaOptions(), log: Log
         #expect(log.all.contains { $0.contains("refused") && $0.contains(":\(thirdPort):") }, "\(log.all)")
         #expect(first.read() == [] && second.read() == [])
         // A slot freed by a close is used again.
-        close(first.fd)
+        first.close()
         #expect(eventually { worker.tcpConnectionsOpen == 1 })
         let fourth = try RawTCPClient(to: worker.localTCPAddress!)
         #expect(eventually { worker.tcpConnectionsOpen == 2 })

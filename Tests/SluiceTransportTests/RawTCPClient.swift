@@ -25,13 +25,21 @@ final class RawTCPClient {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard result == 0 else {
-            close(fd)
+            Glibc.close(fd)
             fd = -1
             throw POSIXError(.ECONNREFUSED)
         }
     }
 
-    deinit { if fd >= 0 { close(fd) } }
+    deinit { if fd >= 0 { Glibc.close(fd) } }
+
+    /// Closes now (deinit then does nothing): never `close(client.fd)` from outside, which
+    /// left deinit to close the number again after another test's socket had taken it.
+    func close() {
+        guard fd >= 0 else { return }
+        Glibc.close(fd)
+        fd = -1
+    }
 
     var localPort: UInt16 {
         var storage = sockaddr_storage()
