@@ -1,0 +1,36 @@
+import SluiceRTP
+
+/// One simulcast layer (or the only video stream) of a producer: how it is recognised,
+/// what it measured, and its size learned from key frames.
+struct VideoLayer {
+    /// The rid it is announced with (RID-based simulcast), as inline bytes.
+    let rid: RTPToken?
+    var ssrc: UInt32?
+    var stats = ReceiveStreamStats()
+    var bitrate = BitrateMeter()
+    var frames = FrameRateMeter()
+    var width = 0
+    var height = 0
+    var lastPacketMicros: UInt64 = 0
+    var keyFrameRequests = KeyFrameRequestGate()
+    /// The publisher's retransmission stream (RTX, RFC 4588) for this layer, once known.
+    var rtxSSRC: UInt32?
+    /// The last sender report's clock pair: NTP time (µs) and the RTP timestamp it matches.
+    var senderReportMicros: UInt64 = 0
+    var senderReportRTP: UInt32 = 0
+    /// Temporal layers seen in its VP8 descriptors (highest TID + 1).
+    var temporalLayers = 1
+    var retransmissions = RetransmissionBuffer()
+    var nacks = NackGenerator()
+
+    init(rid: String?, ssrc: UInt32?, rtxSSRC: UInt32? = nil) {
+        self.rid = rid.flatMap { RTPToken($0) }
+        self.ssrc = ssrc
+        self.rtxSSRC = rtxSSRC
+    }
+
+    /// A layer that sent nothing for a second is paused (by the publisher or its encoder).
+    func isActive(now: UInt64) -> Bool {
+        lastPacketMicros > 0 && now - lastPacketMicros < 1_000_000
+    }
+}
