@@ -37,9 +37,7 @@ final class WorkerMedia {
         transport.delegate = consumer
         worker.addTickable(consumer)
         consumers[parameters.handle] = consumer
-        let router = router(parameters.stream)
-        consumer.router = router
-        router.add(consumer)
+        router(parameters.stream).add(consumer)
     }
 
     func remove(_ handle: StreamHandle) {
@@ -54,7 +52,7 @@ final class WorkerMedia {
         } else if let consumer = consumers.removeValue(forKey: handle) {
             worker.removeTickable(consumer)
             consumer.transport.close()
-            if let router = consumer.router {
+            if let router = routers[consumer.parameters.stream] {
                 router.remove(consumer)
                 dropIfEmpty(router)
             }
@@ -75,7 +73,8 @@ final class WorkerMedia {
     }
 
     func requestKeyFrame(for handle: StreamHandle) {
-        consumers[handle]?.router?.requestKeyFrame()
+        guard let stream = consumers[handle]?.parameters.stream else { return }
+        routers[stream]?.requestKeyFrame(layer: nil)
     }
 
     /// nil (and the handle fails) when OpenSSL cannot make a session.

@@ -83,6 +83,6 @@ struct TemporalLayerLimitTests {
         (15, 30.0, 2, 0),                    // two layers: TL0 is half rate
     ])
     func limits(cap: Int?, fps: Double, layers: Int, expected: UInt8) {
-        #expect(Consumer.temporalLayerLimit(fpsCap: cap, timing: (fps, layers)) == expected)
+        #expect(Forwarder.temporalLayerLimit(fpsCap: cap, timing: (fps, layers)) == expected)
     }
 }

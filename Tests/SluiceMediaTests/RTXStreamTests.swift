@@ -81,8 +81,8 @@ struct RTXStreamTests {
         var audio = Self.video()
         audio.kind = .audio
         #expect(RTXStream(track: audio) == nil)
-        #expect(Consumer.Track(parameters: Self.video(), enabled: true).rtx?.ssrc == 0xBEEF_0002)
-        #expect(Consumer.Track(parameters: Self.video(), enabled: true).rtx?.payloadType == 97)
-        #expect(Consumer.Track(parameters: Self.video(rtxSSRC: nil), enabled: true).rtx == nil)
+        #expect(OutgoingTrack(parameters: Self.video()).rtx?.ssrc == 0xBEEF_0002)
+        #expect(OutgoingTrack(parameters: Self.video()).rtx?.payloadType == 97)
+        #expect(OutgoingTrack(parameters: Self.video(rtxSSRC: nil)).rtx == nil)
     }
 }

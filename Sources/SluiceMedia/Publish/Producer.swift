@@ -162,9 +162,11 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         }
         audio!.stats.record(sequence: packet.sequenceNumber, timestamp: packet.timestamp, size: packet.buffer.count,
                             clockRate: clockRate, now: now, keyFrame: false)
-        guard packet.payloadLength > 0 else { return }
-        router?.forward(ForwardedPacket(packet: packet, kind: .audio, layer: 0, isKeyFrame: false, temporalLayer: nil,
-                                        clockRate: clockRate, audioLevel: audioLevel, now: now))
+        guard packet.payloadLength > 0, let router else { return }
+        let requests = router.forward(ForwardedPacket(packet: packet, kind: .audio, layer: 0, isKeyFrame: false,
+                                                      temporalLayer: nil, vp8: nil, clockRate: clockRate,
+                                                      audioLevel: audioLevel, now: now))
+        if !requests.isEmpty { requestKeyFrames(requests) }
     }
 
     @inline(__always)
@@ -180,7 +182,9 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         let payload = UnsafeRawBufferPointer(packet.payload)
         let keyFrame: Bool
         var temporalLayer: UInt8?
+        var vp8: VP8PayloadDescriptor?
         if videoCodec == .vp8, let descriptor = VP8PayloadDescriptor(parsing: payload) {
+            vp8 = descriptor
             keyFrame = descriptor.isKeyFrame
             temporalLayer = descriptor.temporalLayerIndex
             if let tid = temporalLayer, Int(tid) + 1 > layers[layer].temporalLayers {
@@ -204,9 +208,12 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         layers[layer].frames.record(timestamp: packet.timestamp)
         layers[layer].lastPacketMicros = now
         // Padding-only packets (bandwidth probes) carry nothing for players.
-        guard packet.payloadLength > 0 else { return }
-        router?.forward(ForwardedPacket(packet: packet, kind: .video, layer: layer, isKeyFrame: keyFrame,
-                                        temporalLayer: temporalLayer, clockRate: clockRate, audioLevel: nil, now: now))
+        guard packet.payloadLength > 0, let router else { return }
+        // Key frames the players asked for meanwhile go out now, after the fan-out.
+        let requests = router.forward(ForwardedPacket(packet: packet, kind: .video, layer: layer, isKeyFrame: keyFrame,
+                                                      temporalLayer: temporalLayer, vp8: vp8, clockRate: clockRate,
+                                                      audioLevel: nil, now: now))
+        if !requests.isEmpty { requestKeyFrames(requests) }
     }
 
     /// `limitExceeded` to the publisher for a cap its top layer stayed over, and the stop
@@ -280,9 +287,9 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
 
     // MARK: Key frames and reports
 
-    /// Asks for a key frame on every layer (a player joined, or asked).
-    func requestKeyFrame() {
-        for i in layers.indices { requestKeyFrame(layer: i) }
+    /// What players asked for, through the router.
+    func requestKeyFrames(_ requests: KeyFrameRequests) {
+        for i in layers.indices where requests.contains(layer: i) { requestKeyFrame(layer: i) }
     }
 
     /// PLI for one layer, gated per layer (KeyFrameRequestGate).
@@ -315,7 +322,9 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
             sendReceiverReport(now: now)
             sendBitrateCap()
         }
-        router?.layersMeasured(now: now)
+        if let requests = router?.layersMeasured(selectorLayers(now: now), now: now), !requests.isEmpty {
+            requestKeyFrames(requests)
+        }
         checkCaps(now: now)
         updateQuality()
         statsBoard?.publish(stats(now: now))

@@ -11,6 +11,8 @@ struct ForwardedPacket: ~Copyable {
     let isKeyFrame: Bool
     /// VP8 temporal layer index (TID), when the descriptor has one.
     let temporalLayer: UInt8?
+    /// The VP8 payload descriptor, parsed once by the producer for every consumer.
+    let vp8: VP8PayloadDescriptor?
     let clockRate: UInt32
     /// Audio level of the source, when it sent one (RFC 6464), as its raw byte.
     let audioLevel: UInt8?

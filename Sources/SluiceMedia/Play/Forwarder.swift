@@ -1,0 +1,132 @@
+import SluiceRTP
+
+/// Per player, per packet: whether a source packet goes out, and rewritten how (the layer
+/// gate, the temporal-layer skip, the sequence, timestamp and VP8 picture-id mapping). Pure:
+/// no transport and no I/O, so it is table-tested with synthetic packets; the consumer applies
+/// each `ForwardDecision` (docs/design.md hot-path rule 3, "decide, then write once").
+struct Forwarder {
+    struct Track {
+        var enabled: Bool
+        var munger: SequenceMunger
+        /// Set when the source changed: wait for a restart point (a key frame for video).
+        var needsRestart = true
+        /// The source layer and RTP timestamp of the newest packet forwarded (for switches).
+        var lastSourceLayer = -1
+        var lastSourceTimestamp: UInt32 = 0
+
+        init(enabled: Bool, initialSequence: UInt16 = UInt16.random(in: 1..<0x4000),
+             initialTimestamp: UInt32 = UInt32.random(in: 0..<0x4000_0000)) {
+            self.enabled = enabled
+            munger = SequenceMunger(initialSequence: initialSequence, initialTimestamp: initialTimestamp)
+        }
+    }
+
+    var audio: Track?
+    var video: Track?
+    /// The layer being forwarded; nil until the first key frame.
+    private(set) var currentLayer: Int?
+    /// The layer wanted (`Int.max`: none chosen yet, take the first key frame of any).
+    var targetLayer = Int.max
+    /// Highest VP8 temporal layer forwarded, from the `fps` constraint (255: all).
+    var maxTemporalLayer: UInt8 = 255
+    /// Video in VP8: picture ids and TL0PICIDX are continued across sources.
+    let rewritesVP8: Bool
+    private var vp8 = VP8Munger()
+
+    init(audio: Track?, video: Track?, rewritesVP8: Bool) {
+        self.audio = audio
+        self.video = video
+        self.rewritesVP8 = rewritesVP8
+    }
+
+    /// A new source (a publisher came or went): every kind restarts right after the last
+    /// packet sent, at its next restart point.
+    mutating func sourceChanged() {
+        audio?.needsRestart = true
+        video?.needsRestart = true
+        currentLayer = nil
+        targetLayer = Int.max
+    }
+
+    mutating func restart(_ kind: MediaKind) {
+        if kind == .audio { audio?.needsRestart = true } else { video?.needsRestart = true }
+    }
+
+    /// `captureMicros(layer, timestamp)` maps a source RTP timestamp to the publisher's clock
+    /// (from its sender reports), so a switch keeps the player's timestamps true. Called only
+    /// when a track restarts.
+    @inline(__always)
+    mutating func decide(_ item: borrowing ForwardedPacket,
+                         captureMicros: (Int, UInt32) -> Int64?) -> ForwardDecision {
+        if item.kind == .audio {
+            guard audio != nil, audio!.enabled else { return .drop }
+            return Self.map(item, track: &audio!, layerSwitch: nil, captureMicros: captureMicros)
+        }
+        guard video != nil, video!.enabled else { return .drop }
+        let layer = item.layer
+        var layerSwitch: LayerSwitch?
+        if layer != currentLayer || video!.needsRestart {
+            // Only a key frame of the wanted layer starts (or switches) the video.
+            guard layer == targetLayer || (targetLayer == Int.max && currentLayer == nil) else { return .drop }
+            guard item.isKeyFrame else { return .waitForKeyFrame(layer: layer) }
+            if currentLayer != layer { layerSwitch = LayerSwitch(from: currentLayer, to: layer) }
+            currentLayer = layer
+            video!.needsRestart = true
+            vp8.restart()
+        }
+        if let tid = item.temporalLayer, tid > maxTemporalLayer, !item.isKeyFrame {
+            // A frame rate cap: this temporal layer is not for this player.
+            video!.munger.skip(sequence: item.packet.sequenceNumber)
+            if let descriptor = item.vp8 { vp8.skip(descriptor) }
+            return .drop
+        }
+        let decision = Self.map(item, track: &video!, layerSwitch: layerSwitch, captureMicros: captureMicros)
+        guard rewritesVP8, let descriptor = item.vp8, case .forward(var forward) = decision else { return decision }
+        // Picture ids and TL0PICIDX differ per layer and per publisher: continue them.
+        forward.vp8 = vp8.map(descriptor)
+        return .forward(forward)
+    }
+
+    @inline(__always)
+    private static func map(_ item: borrowing ForwardedPacket, track: inout Track, layerSwitch: LayerSwitch?,
+                            captureMicros: (Int, UInt32) -> Int64?) -> ForwardDecision {
+        let packet = item.packet
+        if track.needsRestart {
+            if item.kind == .video && !item.isKeyFrame { return .waitForKeyFrame(layer: nil) }
+            var step: Int64?
+            if item.kind == .video, track.lastSourceLayer >= 0,
+               let from = captureMicros(track.lastSourceLayer, track.lastSourceTimestamp),
+               let to = captureMicros(item.layer, packet.timestamp),
+               to > from, to - from < 5_000_000 {
+                step = (to - from) * Int64(item.clockRate) / 1_000_000
+            }
+            track.munger.restart(atSequence: packet.sequenceNumber, timestamp: packet.timestamp,
+                                 clockRate: item.clockRate, now: item.now, timestampStep: step)
+            track.needsRestart = false
+        }
+        guard case .forward(let sequence, let timestamp) = track.munger.map(
+            sequence: packet.sequenceNumber, timestamp: packet.timestamp, now: item.now) else { return .drop }
+        track.lastSourceLayer = item.layer
+        track.lastSourceTimestamp = packet.timestamp
+        return .forward(ForwardRewrite(sequence: sequence, timestamp: timestamp, vp8: nil, layerSwitch: layerSwitch))
+    }
+
+    /// The sequence number (and timestamp) of a packet the server makes itself (padding),
+    /// between whole frames; nil before the video started.
+    mutating func insertVideoPacket() -> (sequenceNumber: UInt16, timestamp: UInt32)? {
+        guard video != nil, !video!.needsRestart else { return nil }
+        return video!.munger.insert()
+    }
+
+    /// The highest temporal layer that keeps the frame rate within `fpsCap`: with T layers
+    /// (each doubling the rate), layer k carries fps / 2^(T-1-k). 255 means all.
+    static func temporalLayerLimit(fpsCap: Int?, timing: (fps: Double, temporalLayers: Int)) -> UInt8 {
+        guard let cap = fpsCap, timing.temporalLayers > 1, timing.fps > 0 else { return 255 }
+        let top = timing.temporalLayers - 1
+        for k in stride(from: top, through: 0, by: -1) {
+            let rate = timing.fps / Double(1 << (top - k))
+            if rate <= Double(cap) * 1.1 { return UInt8(k) }
+        }
+        return 0
+    }
+}

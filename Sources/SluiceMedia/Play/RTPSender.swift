@@ -1,0 +1,219 @@
+import SluiceRTP
+import SluiceTransport
+import SluiceWire
+
+/// Writes what a player's forwarder decided: the header this player negotiated (SSRC,
+/// payload type, mid, abs-send-time, transport-wide sequence, audio level) and the payload,
+/// once, into a pool buffer that SRTP then encrypts in place, and hands it to the transport.
+/// It remembers what it sent: for NACKs (`SentPacketMap`), for transport-cc feedback
+/// (`SendHistory`) and for sender reports.
+final class RTPSender {
+    let transport: WebRTCTransport
+    private(set) var audio: OutgoingTrack?
+    private(set) var video: OutgoingTrack?
+    /// What was sent when, for the player's transport-cc feedback.
+    private(set) var history: SendHistory
+    private(set) var paddingBytes: UInt64 = 0
+    private var sent = SentPacketMap()
+    private var transportSequence: UInt16 = 1
+    /// The transport-wide sequence number the header being written took, or -1.
+    private var pendingTransportSequence: Int32 = -1
+    private var rtcpScratch = [UInt8](repeating: 0, count: 1500)
+
+    init(transport: WebRTCTransport, audio: TrackParameters?, video: TrackParameters?) {
+        self.transport = transport
+        self.audio = audio.map(OutgoingTrack.init)
+        self.video = video.map(OutgoingTrack.init)
+        history = SendHistory(enabled: audio?.extensions.transportCC != nil || video?.extensions.transportCC != nil)
+    }
+
+    /// What goes to the player now (kbit/s), both kinds (padding not counted), for the estimators.
+    var sentKbps: Double { (video?.bitrate.kbps ?? 0) + (audio?.bitrate.kbps ?? 0) }
+    var videoAtFrameBoundary: Bool { video?.atFrameBoundary ?? false }
+
+    // MARK: Forwarded packets (hot path)
+
+    /// Sends `item` as `rewrite` says. False when it could not (no buffer, too big).
+    @inline(__always)
+    @discardableResult
+    func send(_ item: borrowing ForwardedPacket, _ rewrite: ForwardRewrite) -> Bool {
+        if item.kind == .audio {
+            guard audio != nil else { return false }
+            return send(item, rewrite, track: &audio!)
+        }
+        guard video != nil else { return false }
+        return send(item, rewrite, track: &video!)
+    }
+
+    @inline(__always)
+    private func send(_ item: borrowing ForwardedPacket, _ rewrite: ForwardRewrite, track: inout OutgoingTrack) -> Bool {
+        let packet = item.packet
+        let pool = transport.worker.pool
+        guard let buffer = pool.take() else { return false }
+        let raw = UnsafeMutableRawBufferPointer(start: pool.pointer(buffer), count: PacketBufferPool.bufferSize)
+        var writer = ByteWriter(raw)
+        let payloadOffset = writeHeader(&writer, track: track, marker: packet.marker, sequence: rewrite.sequence,
+                                        timestamp: rewrite.timestamp, audioLevel: item.audioLevel, now: item.now)
+        writer.write(bytes: UnsafeRawBufferPointer(packet.payload))
+        guard !writer.overflowed else {
+            pool.give(buffer)
+            return false
+        }
+        var descriptor: (pictureID: Int32, tl0PicIdx: Int16) = (-1, -1)
+        if let vp8 = rewrite.vp8 {
+            vp8.apply(to: UnsafeMutableRawBufferPointer(rebasing: raw[payloadOffset..<writer.offset]))
+            descriptor = (vp8.pictureID, vp8.tl0PicIdx)
+        }
+        if item.kind == .video {
+            track.frames.record(timestamp: rewrite.timestamp)
+            sent.record(.init(outSequence: rewrite.sequence, layer: UInt8(truncatingIfNeeded: item.layer),
+                              sourceSequence: packet.sequenceNumber, outTimestamp: rewrite.timestamp,
+                              pictureID: descriptor.pictureID, tl0PicIdx: descriptor.tl0PicIdx, valid: true))
+        }
+        track.packets += 1
+        track.bytes += UInt64(writer.offset)
+        track.lastRTPTimestamp = rewrite.timestamp
+        track.lastSendMicros = item.now
+        track.atFrameBoundary = packet.marker
+        if item.isKeyFrame { track.keyFrames += 1 }
+        emit(buffer: buffer, length: writer.offset, now: item.now)
+        return true
+    }
+
+    /// This player's RTP header for `track`: its SSRC, payload type and the header extensions
+    /// it negotiated. Returns where the payload goes.
+    @inline(__always)
+    private func writeHeader(_ writer: inout ByteWriter, track: borrowing OutgoingTrack, marker: Bool, sequence: UInt16,
+                             timestamp: UInt32, audioLevel: UInt8?, now: UInt64) -> Int {
+        let extensions = headerExtensions(track: track, audioLevel: audioLevel, now: now)
+        let header = RTPHeader(marker: marker, payloadType: track.parameters.payloadType, sequenceNumber: sequence,
+                               timestamp: timestamp, ssrc: track.parameters.localSSRC)
+        return header.write(into: &writer, extensions: extensions) ?? 0
+    }
+
+    /// The header extensions of one packet on `track` (RTX included): mid, abs-send-time, a
+    /// transport-wide sequence number, audio level, as negotiated.
+    @inline(__always)
+    private func headerExtensions(track: borrowing OutgoingTrack, audioLevel: UInt8?, now: UInt64) -> RTPHeaderExtensionList {
+        var extensions = RTPHeaderExtensionList()
+        let ids = track.parameters.extensions
+        // Each header says for itself whether it took a number (a packet dropped after its
+        // header was written must not leave its number to the next one).
+        pendingTransportSequence = -1
+        if let id = ids.mid { _ = track.mid.withUnsafeBytes { extensions.append(id: id, value: $0) } }
+        if let id = ids.absSendTime { _ = extensions.append(id: id, uint24: AbsSendTime.value(micros: now)) }
+        if let id = ids.transportCC {
+            _ = extensions.append(id: id, uint16: transportSequence)
+            pendingTransportSequence = Int32(transportSequence)
+            transportSequence &+= 1
+        }
+        if let id = ids.audioLevel, let level = audioLevel { _ = extensions.append(id: id, uint8: level) }
+        return extensions
+    }
+
+    /// Every RTP packet to the player leaves here, so the send history sees them all.
+    @inline(__always)
+    private func emit(buffer: Int32, length: Int, now: UInt64) {
+        if pendingTransportSequence >= 0 {
+            history.record(sequence: UInt16(truncatingIfNeeded: pendingTransportSequence), size: length, now: now)
+            pendingTransportSequence = -1
+        }
+        transport.sendRTP(buffer: buffer, length: length)
+    }
+
+    // MARK: Packets the server makes
+
+    /// Padding-only RTP packets on the video stream (RFC 3550 P bit), up to `budget` bytes,
+    /// with the extensions the player's estimator reads. Each takes the sequence number
+    /// `nextSequence` gives (the forwarder's, so the stream stays unbroken).
+    func sendPadding(budget: Int, now: UInt64, nextSequence: () -> (sequenceNumber: UInt16, timestamp: UInt32)?) {
+        guard let video, transport.isConnected else { return }
+        let pool = transport.worker.pool
+        var remaining = budget
+        while remaining > 0 {
+            guard let buffer = pool.take() else { return }
+            guard let (sequence, timestamp) = nextSequence() else {
+                pool.give(buffer)
+                return
+            }
+            let raw = UnsafeMutableRawBufferPointer(start: pool.pointer(buffer), count: PacketBufferPool.bufferSize)
+            var writer = ByteWriter(raw)
+            _ = writeHeader(&writer, track: video, marker: false, sequence: sequence, timestamp: timestamp,
+                            audioLevel: nil, now: now)
+            writer.write(zeros: 254)
+            writer.write(UInt8(255))
+            guard !writer.overflowed else {
+                pool.give(buffer)
+                return
+            }
+            raw[0] |= 0x20
+            paddingBytes += UInt64(writer.offset)
+            remaining -= writer.offset
+            emit(buffer: buffer, length: writer.offset, now: now)
+        }
+    }
+
+    /// Answers a NACK: rebuilds the packet sent as `outSequence` from the producer's stored
+    /// copy, with the same timestamp and VP8 fields. With RTX negotiated it goes out on the RTX
+    /// stream (RFC 4588: RTX SSRC, payload type and sequence, `outSequence` ahead of the
+    /// payload); without, as it was first sent, same SSRC and sequence (SRTP allows the repeat).
+    func retransmit(_ outSequence: UInt16, from upstream: any StreamUpstream, now: UInt64) {
+        guard let video, let entry = sent.lookup(outSequence),
+              let stored = upstream.storedPacket(layer: Int(entry.layer), sequence: entry.sourceSequence),
+              let source = RTPPacket(parsing: stored) else { return }
+        let pool = transport.worker.pool
+        guard let buffer = pool.take() else { return }
+        let raw = UnsafeMutableRawBufferPointer(start: pool.pointer(buffer), count: PacketBufferPool.bufferSize)
+        var writer = ByteWriter(raw)
+        let payloadOffset: Int
+        if video.rtx != nil {
+            let extensions = headerExtensions(track: video, audioLevel: nil, now: now)
+            payloadOffset = self.video!.rtx!.writeHeader(into: &writer, marker: source.marker, timestamp: entry.outTimestamp,
+                                                         originalSequence: outSequence, extensions: extensions) ?? 0
+        } else {
+            payloadOffset = writeHeader(&writer, track: video, marker: source.marker, sequence: outSequence,
+                                        timestamp: entry.outTimestamp, audioLevel: nil, now: now)
+        }
+        writer.write(bytes: UnsafeRawBufferPointer(source.payload))
+        guard !writer.overflowed else {
+            pool.give(buffer)
+            return
+        }
+        if entry.pictureID >= 0 || entry.tl0PicIdx >= 0 {
+            VP8Munger.write(pictureID: entry.pictureID, tl0PicIdx: entry.tl0PicIdx,
+                            into: UnsafeMutableRawBufferPointer(rebasing: raw[payloadOffset..<writer.offset]))
+        }
+        emit(buffer: buffer, length: writer.offset, now: now)
+    }
+
+    // MARK: Reports
+
+    /// Samples the send rates (once a second).
+    func sampleRates(now: UInt64) {
+        if let total = audio?.bytes { audio!.bitrate.sample(totalBytes: total, now: now) }
+        if let total = video?.bytes {
+            video!.bitrate.sample(totalBytes: total, now: now)
+            video!.frames.sample(now: now)
+        }
+    }
+
+    /// One SR per sending SSRC, mapping wall-clock time to the RTP clock of the last packet
+    /// sent, extrapolated to now, so the player can sync audio and video.
+    func sendSenderReports(now: UInt64) {
+        let ntp = MonotonicClock.ntpNow()
+        for track in [audio, video] {
+            guard let track, track.packets > 0 else { continue }
+            let elapsed = now > track.lastSendMicros ? now - track.lastSendMicros : 0
+            let rtp = track.lastRTPTimestamp &+ UInt32(truncatingIfNeeded: elapsed * UInt64(track.parameters.clockRate) / 1_000_000)
+            let sr = RTCPSenderReport(ssrc: track.parameters.localSSRC, ntpTimestamp: ntp, rtpTimestamp: rtp,
+                                      packetCount: UInt32(truncatingIfNeeded: track.packets),
+                                      octetCount: UInt32(truncatingIfNeeded: track.bytes), reportBlocks: [])
+            rtcpScratch.withUnsafeMutableBytes { raw in
+                var writer = ByteWriter(raw)
+                sr.write(into: &writer)
+                guard !writer.overflowed else { return }
+                transport.sendRTCP(UnsafeRawBufferPointer(rebasing: raw[0..<writer.offset]))
+            }
+        }
+    }
+}

@@ -1,0 +1,23 @@
+/// What a player's consumer may ask of the stream it plays, and nothing more. The router
+/// hands itself to each consumer as this.
+///
+/// Reads only, plus key-frame requests. A request made while the producer is forwarding a
+/// packet is queued and taken by the producer after its fan-out (`Router.forward`), so no
+/// player re-enters the producer in the middle of a packet.
+protocol StreamUpstream: AnyObject {
+    /// The source's layers as last measured (about once a second, off the packet path);
+    /// empty without a publisher.
+    var measuredLayers: [LayerSelector.Layer] { get }
+    var isSimulcast: Bool { get }
+    /// Frame rate and temporal layer count of a layer (1 when it has no temporal layers).
+    func layerTiming(_ layer: Int) -> (fps: Double, temporalLayers: Int)
+    func layerSize(_ layer: Int) -> (width: Int, height: Int)
+    func layerStats(now: UInt64) -> [LayerStats]
+    /// The publisher's wall-clock time (µs) of an RTP timestamp of `layer`; nil before its
+    /// first sender report.
+    func captureMicros(layer: Int, timestamp: UInt32) -> Int64?
+    /// The producer's stored copy of a packet, for a player's NACK.
+    func storedPacket(layer: Int, sequence: UInt16) -> UnsafeMutableRawBufferPointer?
+    /// A key frame of `layer`, or of every layer (nil).
+    func requestKeyFrame(layer: Int?)
+}
