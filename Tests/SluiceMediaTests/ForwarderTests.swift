@@ -1,0 +1,148 @@
+import SluiceRTP
+import Testing
+@testable import SluiceMedia
+
+/// One synthetic source packet as a producer would hand it over: an RTP header and, for
+/// VP8, a descriptor with a 15-bit picture id, TL0PICIDX and TID.
+private struct Source {
+    var layer = 0
+    var sequence: UInt16
+    var timestamp: UInt32
+    var keyFrame = false
+    var tid: UInt8?
+    var pictureID: Int?
+    var kind = MediaKind.video
+
+    func bytes() -> [UInt8] {
+        var header: [UInt8] = [0x80, 96, UInt8(sequence >> 8), UInt8(sequence & 0xff),
+                               UInt8(timestamp >> 24), UInt8((timestamp >> 16) & 0xff),
+                               UInt8((timestamp >> 8) & 0xff), UInt8(timestamp & 0xff), 0, 0, 0, 1]
+        if let pictureID {
+            // X=1 S=1; I=1 L=1 T=1; M=1 + 15 bits; TL0PICIDX; TID in the top two bits.
+            header += [0x90, 0xe0, UInt8(0x80 | (pictureID >> 8)), UInt8(pictureID & 0xff), 5,
+                       UInt8((tid ?? 0) << 6), keyFrame ? 0x00 : 0x01]
+        } else {
+            header += [0xaa, 0xbb]
+        }
+        return header
+    }
+}
+
+/// Runs `source` through `forwarder` with no sender report known.
+private func decide(_ forwarder: inout Forwarder, _ source: Source) -> ForwardDecision {
+    var bytes = source.bytes()
+    return bytes.withUnsafeMutableBytes { raw in
+        let packet = RTPPacket(parsing: raw)!
+        let vp8 = source.pictureID == nil ? nil : VP8PayloadDescriptor(parsing: UnsafeRawBufferPointer(packet.payload))
+        let item = ForwardedPacket(packet: packet, kind: source.kind, layer: source.layer, isKeyFrame: source.keyFrame,
+                                   temporalLayer: source.tid, vp8: vp8, clockRate: 90_000, audioLevel: nil, now: 1_000_000)
+        return forwarder.decide(item) { _, _ in nil }
+    }
+}
+
+private func videoForwarder(vp8: Bool = false) -> Forwarder {
+    Forwarder(audio: Forwarder.Track(enabled: true, initialSequence: 100, initialTimestamp: 1000),
+              video: Forwarder.Track(enabled: true, initialSequence: 500, initialTimestamp: 9000), rewritesVP8: vp8)
+}
+
+/// What a decision says, as a comparable value.
+private enum Outcome: Equatable {
+    case drop
+    case wait(Int?)
+    case forward(UInt16, UInt32, LayerSwitch?)
+}
+
+private func outcome(_ decision: ForwardDecision) -> Outcome {
+    switch decision {
+    case .drop: return .drop
+    case .waitForKeyFrame(let layer): return .wait(layer)
+    case .forward(let rewrite): return .forward(rewrite.sequence, rewrite.timestamp, rewrite.layerSwitch)
+    }
+}
+
+struct ForwarderTests {
+    /// Video starts on the first key frame of any layer (none chosen yet); what comes before
+    /// it asks for one.
+    @Test func videoStartsOnAKeyFrame() {
+        var forwarder = videoForwarder()
+        #expect(outcome(decide(&forwarder, Source(sequence: 10, timestamp: 3000))) == .wait(0))
+        #expect(outcome(decide(&forwarder, Source(sequence: 11, timestamp: 3000, keyFrame: true)))
+                == .forward(500, 9000, LayerSwitch(from: nil, to: 0)))
+        #expect(outcome(decide(&forwarder, Source(sequence: 12, timestamp: 6000))) == .forward(501, 12000, nil))
+        #expect(forwarder.currentLayer == 0)
+    }
+
+    /// With a layer chosen, other layers are dropped; the chosen one asks for a key frame and
+    /// takes over on it, continuing the output sequence with no gap.
+    @Test func aSwitchWaitsForTheTargetLayersKeyFrame() {
+        var forwarder = videoForwarder()
+        forwarder.targetLayer = 0
+        #expect(outcome(decide(&forwarder, Source(layer: 1, sequence: 70, timestamp: 100, keyFrame: true))) == .drop)
+        _ = decide(&forwarder, Source(layer: 0, sequence: 10, timestamp: 3000, keyFrame: true))
+        _ = decide(&forwarder, Source(layer: 0, sequence: 11, timestamp: 6000))
+        forwarder.targetLayer = 1
+        #expect(outcome(decide(&forwarder, Source(layer: 1, sequence: 71, timestamp: 200))) == .wait(1))
+        // Layer 0 keeps flowing until the switch.
+        #expect(outcome(decide(&forwarder, Source(layer: 0, sequence: 12, timestamp: 9000))) == .forward(502, 15000, nil))
+        guard case .forward(let sequence, _, let layerSwitch) = outcome(
+            decide(&forwarder, Source(layer: 1, sequence: 72, timestamp: 300, keyFrame: true))) else {
+            Issue.record("the key frame of the target layer was not forwarded")
+            return
+        }
+        #expect(sequence == 503)
+        #expect(layerSwitch == LayerSwitch(from: 0, to: 1))
+        #expect(outcome(decide(&forwarder, Source(layer: 0, sequence: 13, timestamp: 12000))) == .drop)
+        #expect(forwarder.currentLayer == 1)
+    }
+
+    /// A frame-rate cap drops the temporal layers above it without leaving a sequence gap,
+    /// and VP8 picture ids stay consecutive.
+    @Test func temporalCapSkipsWithoutGaps() {
+        var forwarder = videoForwarder(vp8: true)
+        forwarder.maxTemporalLayer = 0
+        func forward(_ source: Source) -> (UInt16, Int32)? {
+            guard case .forward(let rewrite) = decide(&forwarder, source) else { return nil }
+            return (rewrite.sequence, rewrite.vp8?.pictureID ?? -1)
+        }
+        #expect(forward(Source(sequence: 1, timestamp: 0, keyFrame: true, tid: 0, pictureID: 40))! == (500, 40))
+        #expect(forward(Source(sequence: 2, timestamp: 3000, tid: 1, pictureID: 41)) == nil)
+        let next = forward(Source(sequence: 3, timestamp: 6000, tid: 0, pictureID: 42))!
+        #expect(next == (501, 41))
+    }
+
+    /// A new source restarts both kinds after the last packet sent; audio needs no key frame.
+    @Test func aNewSourceContinuesTheSequence() {
+        var forwarder = videoForwarder()
+        _ = decide(&forwarder, Source(sequence: 10, timestamp: 3000, keyFrame: true))
+        #expect(outcome(decide(&forwarder, Source(sequence: 7, timestamp: 50, kind: .audio))) == .forward(100, 1000, nil))
+        forwarder.sourceChanged()
+        #expect(outcome(decide(&forwarder, Source(sequence: 900, timestamp: 1, kind: .audio)))
+                .isForward(sequence: 101))
+        #expect(outcome(decide(&forwarder, Source(sequence: 4000, timestamp: 77))) == .wait(0))
+        #expect(outcome(decide(&forwarder, Source(sequence: 4001, timestamp: 77, keyFrame: true))).isForward(sequence: 501))
+    }
+
+    @Test func aDisabledKindIsDropped() {
+        var forwarder = videoForwarder()
+        forwarder.audio?.enabled = false
+        #expect(outcome(decide(&forwarder, Source(sequence: 7, timestamp: 50, kind: .audio))) == .drop)
+        forwarder.video?.enabled = false
+        #expect(outcome(decide(&forwarder, Source(sequence: 10, timestamp: 3000, keyFrame: true))) == .drop)
+    }
+
+    /// Padding takes the next sequence number only once video runs, and the source moves up.
+    @Test func paddingTakesASequenceNumberOfItsOwn() {
+        var forwarder = videoForwarder()
+        #expect(forwarder.insertVideoPacket() == nil)
+        _ = decide(&forwarder, Source(sequence: 10, timestamp: 3000, keyFrame: true))
+        #expect(forwarder.insertVideoPacket()?.sequenceNumber == 501)
+        #expect(outcome(decide(&forwarder, Source(sequence: 11, timestamp: 6000))).isForward(sequence: 502))
+    }
+}
+
+private extension Outcome {
+    func isForward(sequence expected: UInt16) -> Bool {
+        if case .forward(let sequence, _, _) = self { return sequence == expected }
+        return false
+    }
+}
