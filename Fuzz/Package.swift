@@ -21,9 +21,9 @@ let package = Package(
         fuzzTarget("FuzzRFC4571", ["SluiceTransport"]),
         fuzzTarget("FuzzRTP", ["SluiceRTP", "SluiceWire"]),
         fuzzTarget("FuzzRTCP", ["SluiceRTP", "SluiceWire"]),
-        fuzzTarget("FuzzJSONRPC", ["SluiceJSON", "SluiceSignaling"]),
+        fuzzTarget("FuzzJSONRPC", ["SluiceJSON", "SluiceJSONParser", "SluiceSignaling"]),
         fuzzTarget("FuzzWebSocketFrame", ["SluiceClient"]),
-        fuzzTarget("FuzzHTTP", ["SluiceJSON", "SluiceSignaling", "SluiceServer"]),
+        fuzzTarget("FuzzHTTP", ["SluiceJSON", "SluiceJSONParser", "SluiceSignaling", "SluiceServer"]),
         fuzzTarget("FuzzJWT", ["SluiceSignaling"]),
     ]
 )

@@ -42,13 +42,6 @@ public struct JSONObject: Sendable, Hashable, Sequence {
         for later in position..<keys.count { index[keys[later]] = later }
     }
 
-    /// Appends without checking for an existing key; the caller guarantees uniqueness.
-    mutating func appendUnique(_ key: String, _ value: JSONValue) {
-        index[key] = keys.count
-        keys.append(key)
-        values.append(value)
-    }
-
     public struct Iterator: IteratorProtocol {
         private let object: JSONObject
         private var position = 0

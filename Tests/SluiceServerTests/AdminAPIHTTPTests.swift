@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import SluiceJSON
+import SluiceJSONParser
 import Testing
 @testable import SluiceServer
 

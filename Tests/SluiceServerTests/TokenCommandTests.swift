@@ -1,5 +1,6 @@
 import Foundation
 import SluiceJSON
+import SluiceJSONParser
 @testable import SluiceServer
 import SluiceSignaling
 import Testing

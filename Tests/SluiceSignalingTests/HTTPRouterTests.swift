@@ -1,4 +1,5 @@
 import SluiceJSON
+import SluiceJSONParser
 import SluiceSignaling
 import Testing
 

@@ -1,4 +1,5 @@
 import SluiceJSON
+import SluiceJSONParser
 import SluiceMedia
 @testable import SluiceSignaling
 import Testing

@@ -1,4 +1,5 @@
 import SluiceJSON
+import SluiceJSONParser
 import SluiceSignaling
 
 /// Records what a session sends, in order.

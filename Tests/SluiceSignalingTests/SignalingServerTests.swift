@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import SluiceJSON
+import SluiceJSONParser
 import SluiceMedia
 @testable import SluiceSignaling
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import SluiceJSON
+import SluiceJSONParser
 @testable import SluiceSignaling
 import Testing
 

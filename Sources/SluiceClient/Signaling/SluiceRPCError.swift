@@ -17,7 +17,7 @@ public struct SluiceRPCError: Error, Sendable, Hashable, CustomStringConvertible
 
     /// From a response's `error` member; nil when it is not an object with an integer code.
     init?(errorMember error: JSONValue) {
-        guard let code = error["code"]?.intValue else { return nil }
+        guard let code = error["code"]?.intValue.flatMap({ Int(exactly: $0) }) else { return nil }
         let data = error["data"]
         self.init(code: code, message: error["message"]?.stringValue ?? "",
                   reason: data?["reason"]?.stringValue, data: data)

@@ -98,7 +98,7 @@ public final class SluiceSession: @unchecked Sendable {
     /// `appKey` may be nil when `token` is given: the token names its app.
     public func connect(appKey: String?, token: String? = nil, custom: JSONValue? = nil,
                         clientVersion: String? = nil) async throws -> ConnectResult {
-        var params: [String: JSONValue] = [:]
+        var params = JSONObject()
         if let appKey { params["appKey"] = .string(appKey) }
         if let token { params["token"] = .string(token) }
         if let custom { params["custom"] = custom }
@@ -114,7 +114,7 @@ public final class SluiceSession: @unchecked Sendable {
 
     public func publish(stream: String, sdp: String, constraints: StreamConstraints? = nil,
                         record: Bool? = nil, custom: JSONValue? = nil) async throws -> StreamAnswer {
-        var params: [String: JSONValue] = ["stream": .string(stream), "sdp": .string(sdp)]
+        var params: JSONObject = ["stream": .string(stream), "sdp": .string(sdp)]
         if let constraints { params["constraints"] = constraints.json }
         if let record { params["record"] = .bool(record) }
         if let custom { params["custom"] = custom }
@@ -123,7 +123,7 @@ public final class SluiceSession: @unchecked Sendable {
 
     public func play(stream: String, sdp: String, constraints: StreamConstraints? = nil,
                      wait: Bool? = nil, custom: JSONValue? = nil) async throws -> StreamAnswer {
-        var params: [String: JSONValue] = ["stream": .string(stream), "sdp": .string(sdp)]
+        var params: JSONObject = ["stream": .string(stream), "sdp": .string(sdp)]
         if let constraints { params["constraints"] = constraints.json }
         if let wait { params["wait"] = .bool(wait) }
         if let custom { params["custom"] = custom }
@@ -171,13 +171,13 @@ public final class SluiceSession: @unchecked Sendable {
 
     /// Sends a request and waits for its `result` (or throws its `error`).
     public func call(_ method: String, params: JSONValue?) async throws -> JSONValue {
-        var envelope: [String: JSONValue] = ["jsonrpc": "2.0", "method": .string(method)]
-        if let params { envelope["params"] = params }
         let id = try register(method)
-        envelope["id"] = .int(Int64(id))
+        // Members in docs/protocol.md's order: jsonrpc, id, method, params.
+        var envelope: JSONObject = ["jsonrpc": "2.0", "id": .int(Int64(id)), "method": .string(method)]
+        if let params { envelope["params"] = params }
 
         do {
-            try await channel.send(text: try JSONValue.object(envelope).serialized())
+            try await channel.send(text: JSONValue.object(envelope).serialized())
         } catch {
             lock.critical { pending[id] = nil }
             throw error
@@ -264,7 +264,7 @@ public final class SluiceSession: @unchecked Sendable {
         }
         // A reply with id null answers a frame the server could not read; the request it
         // belonged to is unknown, so it can only time out.
-        guard let id = message["id"]?.intValue else { return }
+        guard let id = message["id"]?.intValue.flatMap({ Int(exactly: $0) }) else { return }
         if let error = message["error"] {
             complete(id: id, with: .failure(SluiceRPCError(errorMember: error)
                 ?? SignalingError.malformedResponse("error member: \(text)")))

@@ -16,7 +16,7 @@ public struct StreamConstraints: Sendable, Hashable {
     }
 
     public var json: JSONValue {
-        var members: [String: JSONValue] = [:]
+        var members = JSONObject()
         if let audio { members["audio"] = audio.json }
         if let video { members["video"] = video.json }
         return .object(members)
@@ -61,7 +61,7 @@ public struct TrackLimits: Sendable, Hashable {
     }
 
     var json: JSONValue {
-        var members: [String: JSONValue] = [:]
+        var members = JSONObject()
         let numbers: [(String, Int?)] = [("width", width), ("height", height), ("fps", fps), ("bitrate", bitrate),
                                          ("minBitrate", minBitrate), ("maxBitrate", maxBitrate)]
         for case let (name, value?) in numbers { members[name] = .int(Int64(value)) }

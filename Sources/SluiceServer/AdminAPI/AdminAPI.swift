@@ -1,4 +1,5 @@
 import SluiceJSON
+import SluiceJSONParser
 import SluiceMedia
 import SluiceSignaling
 

@@ -1,4 +1,5 @@
 import SluiceJSON
+import SluiceJSONParser
 
 /// The OpenAPI 3.0 description of the HTTP API that `AdminAPI` serves (plus `/health`).
 /// Kept as JSON text so it reads like the document it is; a unit test checks that it parses

@@ -1,5 +1,6 @@
 import Foundation
 import SluiceJSON
+import SluiceJSONParser
 import SluiceSignaling
 import SluiceWire
 

@@ -1,4 +1,5 @@
 import SluiceJSON
+import SluiceJSONParser
 
 /// Checks a compact JWS (RFC 7515) HS256 token, in the order of docs/protocol.md section 6
 /// ("Access tokens"): form, algorithm, issuer, signature, validity time, then the claims' types.

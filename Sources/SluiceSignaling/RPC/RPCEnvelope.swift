@@ -1,4 +1,5 @@
 import SluiceJSON
+import SluiceJSONParser
 
 /// One incoming message that passed envelope validation.
 enum RPCEnvelope: Equatable {

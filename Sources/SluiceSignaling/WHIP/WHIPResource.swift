@@ -1,4 +1,5 @@
 import SluiceJSON
+import SluiceJSONParser
 import SluiceMedia
 
 /// One WHIP or WHEP resource: a signaling session of its own holding one publish or play

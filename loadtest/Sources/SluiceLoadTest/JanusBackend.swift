@@ -30,7 +30,7 @@ final class JanusBackend: LoadTestBackend, @unchecked Sendable {
             _ = try await control.createSession()
             let handle = try await control.attach(plugin: plugin) { _ in }
             let room = options.janusRoom ?? Int.random(in: 100_000...999_999_999)
-            var body: [String: JSONValue] = [
+            var body: JSONObject = [
                 "request": "create", "room": .int(Int64(room)), "description": "sluice-loadtest",
                 "publishers": .int(Int64(options.publishers)), "audiocodec": "opus", "videocodec": "vp8",
                 "bitrate": 0, "fir_freq": 0, "permanent": false, "notify_joining": false,

@@ -73,13 +73,13 @@ final class JanusConnection: @unchecked Sendable {
     /// A plugin `message`: synchronous requests come back as `success`, asynchronous ones as
     /// `ack` and then an `event`; both carry `plugindata.data`, checked for `error_code`.
     func request(handle: UInt64, body: JSONValue, jsep: JSONValue? = nil) async throws -> JanusReply {
-        var message: [String: JSONValue] = ["janus": "message", "handle_id": .int(Int64(bitPattern: handle)), "body": body]
+        var message: JSONObject = ["janus": "message", "handle_id": .int(Int64(bitPattern: handle)), "body": body]
         if let jsep { message["jsep"] = jsep }
         let reply = try await send(message, expectsAck: false)
         guard let data = reply["plugindata"]?["data"] else {
-            throw JanusError(code: -1, reason: "reply without plugindata: \((try? reply.serialized()) ?? "")")
+            throw JanusError(code: -1, reason: "reply without plugindata: \(reply.serialized())")
         }
-        if let code = data["error_code"]?.intValue {
+        if let code = data["error_code"]?.intValue.flatMap({ Int(exactly: $0) }) {
             throw JanusError(code: code, reason: data["error"]?.stringValue ?? "")
         }
         return JanusReply(data: data, jsep: reply["jsep"])
@@ -100,7 +100,7 @@ final class JanusConnection: @unchecked Sendable {
 
     // MARK: Transactions
 
-    private func send(_ fields: [String: JSONValue], expectsAck: Bool) async throws -> JSONValue {
+    private func send(_ fields: JSONObject, expectsAck: Bool) async throws -> JSONValue {
         var message = fields
         let transaction: String = try lock.withLock {
             if let closedError { throw closedError }
@@ -109,7 +109,7 @@ final class JanusConnection: @unchecked Sendable {
         }
         message["transaction"] = .string(transaction)
         if let sessionID, message["janus"] != "create" { message["session_id"] = .int(Int64(bitPattern: sessionID)) }
-        let text = try JSONValue.object(message).serialized()
+        let text = JSONValue.object(message).serialized()
         DispatchQueue.global().asyncAfter(deadline: .now() + requestTimeout) { [weak self] in
             self?.complete(transaction, with: .failure(JanusError(code: -1, reason: "no reply to \(fields["janus"]?.stringValue ?? "") "
                                                                  + "within \(Int(self?.requestTimeout ?? 0)) s")))
@@ -161,7 +161,7 @@ final class JanusConnection: @unchecked Sendable {
             }
             if let entry {
                 if kind == "error" {
-                    entry.continuation.resume(throwing: JanusError(code: message["error"]?["code"]?.intValue ?? -1,
+                    entry.continuation.resume(throwing: JanusError(code: message["error"]?["code"]?.intValue.flatMap({ Int(exactly: $0) }) ?? -1,
                                                                    reason: message["error"]?["reason"]?.stringValue ?? ""))
                 } else {
                     entry.continuation.resume(returning: message)

@@ -63,7 +63,7 @@ final class SluicePlayer: LoadTestPlayer, @unchecked Sendable {
             for await notification in session.notifications {
                 switch notification {
                 case .streamEvent(let event) where event.handle == handle && event.type == .layerChanged:
-                    events.layerChanged(to: event.data?["layer"]?.intValue)
+                    events.layerChanged(to: event.data?["layer"]?.intValue.flatMap { Int(exactly: $0) })
                 case .streamStatus(let status) where status.handle == handle:
                     if status.status == .failed || status.status == .stopped || status.status == .unpublished {
                         events.ended("\(status.status)" + (status.info.map { " \($0)" } ?? ""))

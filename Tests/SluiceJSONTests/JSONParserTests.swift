@@ -1,7 +1,9 @@
 import SluiceJSON
+import SluiceJSONParser
 import Testing
 
-@Suite struct JSONValueTests {
+/// The server's parser (jansson) and serializer, and their round trip.
+@Suite struct JSONParserTests {
     @Test func parsesEveryKindAndKeepsKeyOrder() throws {
         let value = try JSONValue.parse(#"{"z":1,"a":[true,false,null],"m":{"s":"x\u00e9\n"},"d":-2.5,"big":9223372036854775807}"#)
         let object = try #require(value.objectValue)

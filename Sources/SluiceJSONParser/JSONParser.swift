@@ -1,22 +1,5 @@
 import CJansson
-
-/// Why a document did not parse, with jansson's position and text.
-public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var line: Int
-    public var column: Int
-    /// Byte offset into the input.
-    public var position: Int
-    public var text: String
-
-    public init(line: Int, column: Int, position: Int, text: String) {
-        self.line = line
-        self.column = column
-        self.position = position
-        self.text = text
-    }
-
-    public var description: String { "\(text) at line \(line), column \(column)" }
-}
+import SluiceJSON
 
 extension JSONValue {
     /// Parses one JSON text of any type. Duplicate object keys are rejected (a reader that
@@ -73,7 +56,8 @@ extension JSONValue {
                     let keyText = key.withMemoryRebound(to: UInt8.self, capacity: keyLength) {
                         String(decoding: UnsafeBufferPointer(start: $0, count: keyLength), as: UTF8.self)
                     }
-                    object.appendUnique(keyText, JSONValue(jansson: value))
+                    // jansson rejected duplicates already, so this always appends.
+                    object[keyText] = JSONValue(jansson: value)
                 }
                 iterator = json_object_iter_next(node, current)
             }
@@ -108,17 +92,5 @@ extension JSONValue {
         default:
             self = .null
         }
-    }
-}
-
-extension JSONError {
-    init(jansson error: json_error_t) {
-        var error = error
-        let text = withUnsafeBytes(of: &error.text) { raw -> String in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            let end = bytes.firstIndex(of: 0) ?? bytes.count
-            return String(decoding: bytes[..<end], as: UTF8.self)
-        }
-        self.init(line: Int(error.line), column: Int(error.column), position: Int(error.position), text: text)
     }
 }

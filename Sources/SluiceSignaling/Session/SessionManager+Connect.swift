@@ -1,0 +1,62 @@
+import SluiceJSON
+import SluiceMedia
+
+/// `connect`: access (app key or token), the session limit, the connect hook, and the
+/// session's establishment.
+extension SessionManager {
+    func connect(_ params: RPCParams, id requestID: JSONValue, session: RPCSession,
+                         followUp: inout FollowUp) throws(RPCError) -> JSONValue {
+        // A second connect is a state error of the request itself, like 1000 before connect.
+        guard session.sessionID == nil else { throw .invalidRequest("the session is already connected") }
+        let token = try params.optionalString("token")
+        // With a token the app key may be left out: the token's `iss` names the app.
+        let givenKey = token == nil ? try params.requiredString("appKey") : try params.optionalString("appKey")
+        let custom = try params.optionalObject("custom")
+        _ = try params.optionalString("clientVersion")
+        let access: SessionAccess
+        do throws(AccessRefusal) {
+            access = try checkAccess(appKey: givenKey, token: token)
+        } catch {
+            switch error {
+            case .unknownAppKey:
+                followUp = .rejectAppKey
+                throw .unknownAppKey
+            case .token(let refusal):
+                throw RPCError(refusal)
+            }
+        }
+        let appKey = access.appKey
+        guard connected.count < config.maxSessions else { throw .limitReached("sessions") }
+        // Before the connect hook, whose body carries the identity.
+        session.identity = access.identity
+        session.grants = access.grants
+        var id = makeSessionID()
+        while connected[id] != nil { id = SessionManager.randomSessionID() }
+        session.hooks.custom = custom
+        if hooks.hooks(forApp: appKey) != nil {
+            park(session, id: requestID, event: .connect, appKey: appKey, sessionID: id, fields: [:],
+                 custom: custom) { [unowned self] session throws(RPCError) in
+                // Others may have connected while the hook ran.
+                guard connected.count < config.maxSessions else { throw .limitReached("sessions") }
+                guard connected[id] == nil else { throw .internalError("session id taken") }
+                hookSubjects[id] = session
+                return (establish(session, id: id, appKey: appKey), .established)
+            }
+            followUp = .parked
+            return .null
+        }
+        followUp = .established
+        return establish(session, id: id, appKey: appKey)
+    }
+
+    private func establish(_ session: RPCSession, id: SessionID, appKey: String) -> JSONValue {
+        session.state = .connected(id)
+        session.appKey = appKey
+        connected[id] = session
+        log.info("connection \(session.connectionID): session \(id) connected with app key \(appKey)"
+                 + (session.identity.map { " as \"\($0)\"" } ?? ""))
+        var result: JSONObject = ["sessionId": .string(id), "serverVersion": .string(config.serverVersion), "iceServers": iceServers(user: id)]
+        if let identity = session.identity { result["identity"] = .string(identity) }
+        return .object(result)
+    }
+}

@@ -1,0 +1,87 @@
+import SluiceJSON
+import SluiceMedia
+
+/// `publish` and `play`: checks, grants and limits, then the media engine, through the
+/// stream hook when the app has one.
+extension SessionManager {
+    /// 1009 when a publisher asks for more than its app allows.
+    func requireWithinLimits(_ constraints: StreamConstraints, session: RPCSession) throws(RPCError) {
+        if !publishLimits(of: session).allow(constraints) { throw RPCError(MediaError.constraintsExceedLimits) }
+    }
+
+    func publish(_ params: RPCParams, id requestID: JSONValue, session: RPCSession, sessionID: SessionID,
+                         followUp: inout FollowUp) throws(RPCError) -> JSONValue {
+        let stream = try params.streamName()
+        let sdp = try params.sdp()
+        let constraints = try params.constraints()
+        let record = try params.optionalBool("record", default: false)
+        let custom = try params.optionalObject("custom")
+        try requireGrant(.publish, stream: stream, record: record, session: session)
+        try requireHandleCapacity(session)
+        try requireWithinLimits(constraints, session: session)
+        let limits = publishLimits(of: session)
+        let request = PublishRequest(session: sessionID, stream: stream, offer: sdp,
+                                     constraints: limits.applied(to: constraints),
+                                     caps: PublishCaps(maxWidth: limits.maxWidth, maxHeight: limits.maxHeight,
+                                                       maxFps: limits.maxFps,
+                                                       stopWhenExceeded: stopsWhenExceeded(session)))
+        let start = { [unowned self] (session: RPCSession) throws(RPCError) -> JSONValue in
+            let answer: MediaAnswer
+            do throws(MediaError) {
+                answer = try media.publish(request)
+            } catch {
+                throw RPCError(error)
+            }
+            session.handles[answer.handle] = RPCSession.HandleRecord(role: .publish, stream: stream)
+            if let custom { session.hooks.handleCustom[answer.handle] = custom }
+            return ["handle": .string(answer.handle), "sdp": .string(answer.sdp)]
+        }
+        if let appKey = session.appKey, hooks.hooks(forApp: appKey) != nil {
+            var fields: JSONObject = ["stream": .string(stream), "role": "publish"]
+            if let given = params.members["constraints"], !given.isNull { fields["constraints"] = given }
+            fields["record"] = .bool(record)
+            park(session, id: requestID, event: .publishStream, appKey: appKey, sessionID: sessionID,
+                 fields: fields, custom: custom ?? session.hooks.custom) { session throws(RPCError) in
+                (try start(session), .none)
+            }
+            followUp = .parked
+            return .null
+        }
+        return try start(session)
+    }
+
+    func play(_ params: RPCParams, id requestID: JSONValue, session: RPCSession, sessionID: SessionID,
+                      followUp: inout FollowUp) throws(RPCError) -> JSONValue {
+        let stream = try params.streamName()
+        let sdp = try params.sdp()
+        let constraints = try params.constraints()
+        let wait = try params.optionalBool("wait", default: false)
+        let custom = try params.optionalObject("custom")
+        try requireGrant(.play, stream: stream, record: false, session: session)
+        try requireHandleCapacity(session)
+        let request = PlayRequest(session: sessionID, stream: stream, offer: sdp, constraints: constraints, wait: wait)
+        let start = { [unowned self] (session: RPCSession) throws(RPCError) -> JSONValue in
+            let answer: MediaAnswer
+            do throws(MediaError) {
+                answer = try media.play(request)
+            } catch {
+                throw RPCError(error)
+            }
+            session.handles[answer.handle] = RPCSession.HandleRecord(role: .play, stream: stream)
+            if let custom { session.hooks.handleCustom[answer.handle] = custom }
+            return ["handle": .string(answer.handle), "sdp": .string(answer.sdp)]
+        }
+        if let appKey = session.appKey, hooks.hooks(forApp: appKey) != nil {
+            var fields: JSONObject = ["stream": .string(stream), "role": "play"]
+            if let given = params.members["constraints"], !given.isNull { fields["constraints"] = given }
+            fields["wait"] = .bool(wait)
+            park(session, id: requestID, event: .playStream, appKey: appKey, sessionID: sessionID,
+                 fields: fields, custom: custom ?? session.hooks.custom) { session throws(RPCError) in
+                (try start(session), .none)
+            }
+            followUp = .parked
+            return .null
+        }
+        return try start(session)
+    }
+}
