@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "SluiceJSON", swiftSettings: swift5),
         .target(name: "SluiceJSONParser", dependencies: ["SluiceJSON", "CJansson"], swiftSettings: swift5),
         .target(name: "SluiceSignaling",
-                dependencies: ["SluiceWire", "SluiceJSON", "SluiceJSONParser", "SluiceMedia", "CWebsockets", "COpenSSL"],
+                dependencies: ["SluiceWire", "SluiceJSON", "SluiceJSONParser", "SluiceMedia", "SluiceTransport", "CWebsockets", "COpenSSL"],
                 swiftSettings: swift5),
         .target(name: "SluiceServer",
                 dependencies: ["SluiceJSON", "SluiceJSONParser", "SluiceMedia", "SluiceSignaling", "SluiceTransport"],

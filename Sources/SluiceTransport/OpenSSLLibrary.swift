@@ -18,7 +18,7 @@ public enum OpenSSLLibrary {
     }
 
     /// Pops the thread's OpenSSL error queue into one line, for failure reports.
-    static func drainErrors() -> String {
+    public static func drainErrors() -> String {
         var messages: [String] = []
         while true {
             let code = ERR_get_error()

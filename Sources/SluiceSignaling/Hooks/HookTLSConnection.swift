@@ -1,4 +1,5 @@
 import COpenSSL
+import SluiceTransport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -98,7 +99,7 @@ final class HookTLSConnection {
             case SSL_ERROR_ZERO_RETURN:
                 return .failed("closed")
             default:
-                let detail = OpenSSLErrors.drain()
+                let detail = OpenSSLLibrary.drainErrors()
                 return .failed(detail.isEmpty ? "the connection closed" : detail)
             }
         }

@@ -1,4 +1,5 @@
 import COpenSSL
+import SluiceTransport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -85,7 +86,7 @@ public final class TLSCredentials: @unchecked Sendable {
             return key != nil
         }
         guard let key else {
-            let detail = OpenSSLErrors.drain()
+            let detail = OpenSSLLibrary.drainErrors()
             release()
             throw TLSCredentialsError(path: privateKeyPath,
                                       description: "\(privateKeyPath) holds no usable PEM private key"
@@ -102,7 +103,7 @@ public final class TLSCredentials: @unchecked Sendable {
                                          certificatePath: certificatePath, privateKeyPath: privateKeyPath)
         // The same calls a handshake makes, on a scratch context: what passes here serves.
         guard credentials.checkedInScratchContext() else {
-            let detail = OpenSSLErrors.drain()
+            let detail = OpenSSLLibrary.drainErrors()
             throw TLSCredentialsError(path: certificatePath,
                                       description: "OpenSSL refuses the certificate in \(certificatePath) with the key in "
                                           + "\(privateKeyPath)" + (detail.isEmpty ? "" : ": \(detail)"))
