@@ -1,5 +1,6 @@
 import SluiceRTP
 import SluiceTransport
+import SluiceVocabulary
 import SluiceWire
 
 /// The player side of one stream: decides per packet whether to forward, rewrites SSRC,
@@ -154,8 +155,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         if choice.notEnoughBandwidth != notEnoughBandwidthReported {
             notEnoughBandwidthReported = choice.notEnoughBandwidth
             if choice.notEnoughBandwidth {
-                report(.streamEvent(parameters.handle, type: "notEnoughBandwidth", by: nil,
-                                    data: ["bandwidth": .int(Int(bandwidthKbps ?? 0))]))
+                report(.notEnoughBandwidth(parameters.handle, kbps: Int(bandwidthKbps ?? 0)))
             }
         }
     }
@@ -352,9 +352,8 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         vp8.restart()
         guard let producer = router?.producer, producer.isSimulcast, previous != layer else { return }
         let size = producer.layerSize(layer)
-        report(.streamEvent(parameters.handle, type: "layerChanged", by: nil, data: [
-            "layer": .int(layer), "width": .int(size.width), "height": .int(size.height),
-            "reason": .string(previous == nil ? LayerSelector.Reason.constraints.rawValue : targetReason.rawValue)]))
+        report(.layerChanged(parameters.handle, layer: layer, width: size.width, height: size.height,
+                             reason: previous == nil ? .constraints : targetReason))
     }
 
     @inline(__always)
@@ -467,8 +466,8 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         if hasSource { router?.requestKeyFrame() }
     }
 
-    func transport(_ transport: WebRTCTransport, didFail info: String) {
-        report(.failed(parameters.handle, info: info))
+    func transport(_ transport: WebRTCTransport, didFail failure: TransportFailure) {
+        report(.failed(parameters.handle, FailureReason(failure)))
     }
 
     func transport(_ transport: WebRTCTransport, didReceiveRTP bytes: UnsafeMutableRawBufferPointer, now: UInt64) {
@@ -553,8 +552,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         if haveReceiverReport {
             let current = ConnectionQuality(lossFraction: remoteFractionLost, jitterMs: remoteJitterMs, rttMs: rttMillis)
             if current.level != quality?.level {
-                report(.streamEvent(parameters.handle, type: "connectionQuality", by: nil,
-                                    data: ["score": .double(current.score), "level": .string(current.level.rawValue)]))
+                report(.connectionQuality(parameters.handle, score: current.score, level: current.level))
             }
             quality = current
         }

@@ -1,3 +1,5 @@
+import SluiceVocabulary
+
 /// One stream on one worker: its publisher's producer (when there is one) and the
 /// consumers of its players. A player that waits for a publisher stays attached while the
 /// producer comes and goes.

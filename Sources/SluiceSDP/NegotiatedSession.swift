@@ -1,18 +1,4 @@
-/// Which way media flows for the client that made the offer.
-public enum StreamRole: String, Sendable, Hashable {
-    /// The client sends; the server answers recvonly.
-    case publish
-    /// The client receives; the server answers sendonly.
-    case play
-}
-
-/// The server's side of the DTLS handshake.
-public enum DTLSRole: String, Sendable, Hashable {
-    /// The server waits for ClientHello (answer a=setup:passive).
-    case server
-    /// The server sends ClientHello (answer a=setup:active, when the offer said passive).
-    case client
-}
+import SluiceVocabulary
 
 /// The codec chosen for one m-line, with the payload type the client uses for it.
 public struct NegotiatedCodec: Sendable, Hashable {
@@ -36,43 +22,6 @@ public struct NegotiatedCodec: Sendable, Hashable {
     public func hasName(_ other: String) -> Bool { name.lowercased() == other.lowercased() }
 }
 
-/// The RTCP feedback the client agreed to for the chosen codec.
-public struct RTCPFeedbackSet: Sendable, Hashable {
-    public var nack = false
-    public var pli = false
-    public var fir = false
-    public var remb = false
-    public var transportCC = false
-
-    public init(nack: Bool = false, pli: Bool = false, fir: Bool = false, remb: Bool = false, transportCC: Bool = false) {
-        self.nack = nack
-        self.pli = pli
-        self.fir = fir
-        self.remb = remb
-        self.transportCC = transportCC
-    }
-}
-
-/// Negotiated RTP header extension ids (nil when not negotiated).
-public struct NegotiatedExtensions: Sendable, Hashable {
-    public var mid: Int?
-    public var rid: Int?
-    public var repairedRid: Int?
-    public var absSendTime: Int?
-    public var transportCC: Int?
-    public var audioLevel: Int?
-
-    public init(mid: Int? = nil, rid: Int? = nil, repairedRid: Int? = nil, absSendTime: Int? = nil,
-                transportCC: Int? = nil, audioLevel: Int? = nil) {
-        self.mid = mid
-        self.rid = rid
-        self.repairedRid = repairedRid
-        self.absSendTime = absSendTime
-        self.transportCC = transportCC
-        self.audioLevel = audioLevel
-    }
-}
-
 /// A stream the client announced with a=ssrc lines: primary SSRC and its RTX (ssrc-group FID).
 public struct RemoteSSRC: Sendable, Hashable {
     public var ssrc: UInt32
@@ -83,22 +32,6 @@ public struct RemoteSSRC: Sendable, Hashable {
         self.ssrc = ssrc
         self.rtxSSRC = rtxSSRC
         self.cname = cname
-    }
-}
-
-/// One simulcast layer as offered, lowest first in the client's order: by rid
-/// (a=simulcast) or by SSRC (a=ssrc-group:SIM).
-public struct SimulcastLayer: Sendable, Hashable {
-    public var rid: String?
-    public var ssrc: UInt32?
-    public var rtxSSRC: UInt32?
-    public var paused: Bool
-
-    public init(rid: String? = nil, ssrc: UInt32? = nil, rtxSSRC: UInt32? = nil, paused: Bool = false) {
-        self.rid = rid
-        self.ssrc = ssrc
-        self.rtxSSRC = rtxSSRC
-        self.paused = paused
     }
 }
 

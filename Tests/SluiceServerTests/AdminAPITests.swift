@@ -1,7 +1,9 @@
 import Foundation
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
 import SluiceSignaling
+import SluiceVocabulary
 import Testing
 @testable import SluiceServer
 

@@ -1,6 +1,7 @@
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
-@testable import SluiceSignaling
+import SluiceVocabulary
 import Testing
 
 /// A session manager with two apps: "demo" without hooks and "hooked" with them, behind a

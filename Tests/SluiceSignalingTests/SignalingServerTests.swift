@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
-@testable import SluiceSignaling
+import SluiceVocabulary
 import Testing
 
 @Suite(.serialized) struct SignalingServerTests {

@@ -1,6 +1,8 @@
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
 import SluiceSignaling
+import SluiceVocabulary
 
 /// A media engine that accepts everything and queues a status, so the event path runs too.
 final class FuzzMedia: MediaControl {

@@ -1,6 +1,8 @@
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
 import SluiceSignaling
+import SluiceVocabulary
 
 /// The REST admin API of docs/protocol.md section 2, `/metrics` and the OpenAPI document.
 ///

@@ -1,5 +1,7 @@
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
+import SluiceVocabulary
 
 /// One WHIP or WHEP resource: a signaling session of its own holding one publish or play
 /// handle. The endpoint drives the session with the `connect` and `publish`/`play` requests a
