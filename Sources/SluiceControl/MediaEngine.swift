@@ -340,8 +340,8 @@ public final class MediaEngine: @unchecked Sendable {
         wakeup()
     }
 
-    /// Called from worker threads.
-    private func post(_ event: WorkerEvent) {
+    /// Called from worker threads (and by the control-plane tests, to feed typed events).
+    package func post(_ event: WorkerEvent) {
         workerEvents.withLock { $0.append(event) }
         wakeup()
     }

@@ -3,6 +3,7 @@ import Foundation
 import SluiceControl
 import SluiceJSON
 import SluiceMedia
+@testable import SluiceSignaling
 import SluiceVocabulary
 import Testing
 

@@ -1,6 +1,7 @@
 import SluiceControl
 import SluiceJSON
 import SluiceMedia
+@testable import SluiceSignaling
 import SluiceVocabulary
 import Testing
 
