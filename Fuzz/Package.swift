@@ -21,7 +21,7 @@ let package = Package(
         fuzzTarget("FuzzRFC4571", ["SluiceTransport"]),
         fuzzTarget("FuzzRTP", ["SluiceRTP", "SluiceWire"]),
         fuzzTarget("FuzzRTCP", ["SluiceRTP", "SluiceWire"]),
-        fuzzTarget("FuzzJSONRPC", ["SluiceJSON", "SluiceSignaling"]),
+        fuzzTarget("FuzzJSONRPC", ["SluiceJSON", "SluiceSignaling", "SluiceControl", "SluiceVocabulary"]),
         fuzzTarget("FuzzWebSocketFrame", ["SluiceClient"]),
         fuzzTarget("FuzzHTTP", ["SluiceJSON", "SluiceSignaling", "SluiceServer"]),
         fuzzTarget("FuzzJWT", ["SluiceSignaling"]),
