@@ -16,7 +16,7 @@ let package = Package(
     dependencies: [.package(name: "main", path: "..")],
     targets: [
         fuzzTarget("FuzzWire", ["SluiceWire"]),
-        fuzzTarget("FuzzSDP", ["SluiceSDP"]),
+        fuzzTarget("FuzzSDP", ["SluiceSDP", "SluiceVocabulary"]),
         fuzzTarget("FuzzSTUN", ["SluiceTransport", "SluiceWire"]),
         fuzzTarget("FuzzRFC4571", ["SluiceTransport"]),
         fuzzTarget("FuzzRTP", ["SluiceRTP", "SluiceWire"]),
