@@ -3,7 +3,7 @@ public struct PublishCaps: Sendable, Equatable {
     public var maxWidth: Int?
     public var maxHeight: Int?
     public var maxFps: Int?
-    /// Stop it once a cap is exceeded, with "Failed by limit <name>".
+    /// Stop it once a cap is exceeded (a FAILED status naming the cap).
     public var stopWhenExceeded: Bool
 
     public init(maxWidth: Int? = nil, maxHeight: Int? = nil, maxFps: Int? = nil, stopWhenExceeded: Bool = false) {
