@@ -1,11 +1,23 @@
+import SluiceVocabulary
+
 /// What a worker reports to the control plane, queued and drained on the control thread.
-enum WorkerEvent: Sendable {
+/// Typed values only: the words (event names, `by`, data keys, status info strings of
+/// docs/protocol.md) are the control plane's (SluiceControl `EventWords`).
+package enum WorkerEvent: Sendable, Equatable {
     /// DTLS is up and the first RTP packet arrived (publish).
     case publishing(StreamHandle)
     /// The first packet went to this player (again, after a publisher returned).
     case playing(StreamHandle)
-    case failed(StreamHandle, info: String)
-    case streamEvent(StreamHandle, type: String, by: String?, data: [String: StreamEventValue])
-    /// An event for the publisher and every player of a stream (`resize`).
-    case streamWideEvent(String, type: String, by: String?, data: [String: StreamEventValue])
+    /// The handle ends with this reason.
+    case failed(StreamHandle, FailureReason)
+    /// A player's forwarded simulcast layer changed (its size, and why).
+    case layerChanged(StreamHandle, layer: Int, width: Int, height: Int, reason: LayerSelector.Reason)
+    /// Even a player's lowest layer does not fit its bandwidth estimate.
+    case notEnoughBandwidth(StreamHandle, kbps: Int)
+    /// A handle's connection quality moved to another level.
+    case connectionQuality(StreamHandle, score: Double, level: ConnectionQuality.Level)
+    /// A publisher's top layer stayed over one of its caps.
+    case limitExceeded(StreamHandle, limit: PublishLimit, value: Int, max: Int)
+    /// The stream's size (its top layer) changed: for the publisher and every player.
+    case resize(stream: String, width: Int, height: Int)
 }

@@ -1,23 +1,24 @@
 import SluiceTransport
+import SluiceVocabulary
 
 /// The media state of one worker: its routers and endpoints. Every method runs on the
 /// worker's thread (reached through `MediaWorker.execute`), so none of it is locked.
-final class WorkerMedia {
-    let worker: MediaWorker
-    let security: DTLSSecurity
-    var report: (WorkerEvent) -> Void = { _ in }
-    var statsBoard: StatsBoard?
+package final class WorkerMedia {
+    package let worker: MediaWorker
+    package let security: DTLSSecurity
+    package var report: (WorkerEvent) -> Void = { _ in }
+    package var statsBoard: StatsBoard?
 
     private var routers: [String: Router] = [:]
     private var producers: [StreamHandle: Producer] = [:]
     private var consumers: [StreamHandle: Consumer] = [:]
 
-    init(worker: MediaWorker, security: DTLSSecurity) {
+    package init(worker: MediaWorker, security: DTLSSecurity) {
         self.worker = worker
         self.security = security
     }
 
-    func addPublisher(_ parameters: EndpointParameters, constraints: StreamConstraints, caps: PublishCaps = PublishCaps()) {
+    package func addPublisher(_ parameters: EndpointParameters, constraints: StreamConstraints, caps: PublishCaps = PublishCaps()) {
         guard let transport = makeTransport(parameters) else { return }
         let producer = Producer(parameters: parameters, transport: transport, statsBoard: statsBoard)
         producer.capWatch = PublishCapWatch(caps: caps)
@@ -29,7 +30,7 @@ final class WorkerMedia {
         router(parameters.stream).attach(producer)
     }
 
-    func addPlayer(_ parameters: EndpointParameters, constraints: StreamConstraints) {
+    package func addPlayer(_ parameters: EndpointParameters, constraints: StreamConstraints) {
         guard let transport = makeTransport(parameters) else { return }
         let consumer = Consumer(parameters: parameters, constraints: constraints, transport: transport,
                                 statsBoard: statsBoard)
@@ -40,7 +41,7 @@ final class WorkerMedia {
         router(parameters.stream).add(consumer)
     }
 
-    func remove(_ handle: StreamHandle) {
+    package func remove(_ handle: StreamHandle) {
         if let producer = producers.removeValue(forKey: handle) {
             worker.removeTickable(producer)
             producer.transport.close()
@@ -59,20 +60,20 @@ final class WorkerMedia {
         }
     }
 
-    func update(_ handle: StreamHandle, constraints: StreamConstraints) {
+    package func update(_ handle: StreamHandle, constraints: StreamConstraints) {
         consumers[handle]?.update(constraints)
         producers[handle]?.setBitrateCap(constraints.video?.bitrateKbps ?? constraints.video?.maxBitrateKbps)
     }
 
-    func setPlayerMuted(_ handle: StreamHandle, kind: MediaKind, muted: Bool) {
+    package func setPlayerMuted(_ handle: StreamHandle, kind: MediaKind, muted: Bool) {
         consumers[handle]?.setMuted(kind, muted)
     }
 
-    func setStreamMuted(_ stream: String, kind: MediaKind, muted: Bool) {
+    package func setStreamMuted(_ stream: String, kind: MediaKind, muted: Bool) {
         router(stream).setMuted(kind, muted)
     }
 
-    func requestKeyFrame(for handle: StreamHandle) {
+    package func requestKeyFrame(for handle: StreamHandle) {
         guard let stream = consumers[handle]?.parameters.stream else { return }
         routers[stream]?.requestKeyFrame(layer: nil)
     }
@@ -80,7 +81,7 @@ final class WorkerMedia {
     /// nil (and the handle fails) when OpenSSL cannot make a session.
     private func makeTransport(_ parameters: EndpointParameters) -> WebRTCTransport? {
         let transport = try? WebRTCTransport(worker: worker, security: security, parameters: parameters.transport)
-        if transport == nil { report(.failed(parameters.handle, info: StatusInfo.dtlsError)) }
+        if transport == nil { report(.failed(parameters.handle, .dtlsError)) }
         return transport
     }
 

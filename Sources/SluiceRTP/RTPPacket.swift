@@ -1,3 +1,5 @@
+import SluiceWire
+
 /// Why an RTP packet was rejected.
 public enum RTPParseError: Error, Equatable, Sendable {
     case tooShort
@@ -174,10 +176,10 @@ public struct RTPPacket {
 
     // MARK: Demultiplexing (RFC 7983, RFC 5761)
 
-    /// First byte 128...191: RTP or RTCP, as opposed to STUN, DTLS or ZRTP.
+    /// First byte 128...191: RTP or RTCP, as opposed to STUN, DTLS or ZRTP (`PacketClass`).
     @inlinable @inline(__always)
     public static func looksLikeRTPOrRTCP(firstByte: UInt8) -> Bool {
-        firstByte >= 128 && firstByte <= 191
+        PacketClass.of(firstByte: firstByte) == .rtp
     }
 
     /// With RTP and RTCP muxed, RTCP packet types 192...223 are payload types 64...95 once the

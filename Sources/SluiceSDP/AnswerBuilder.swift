@@ -1,3 +1,5 @@
+import SluiceVocabulary
+
 /// Writes the answer's m-sections and session level for `SDPNegotiator`.
 struct AnswerBuilder {
     let offer: SessionDescription
@@ -32,7 +34,7 @@ struct AnswerBuilder {
     }
 
     /// ICE, DTLS and candidates, the same in every accepted m-line.
-    private func transportSection(kind: MediaKind, proto: String, formats: [String], mid: String) -> MediaDescription {
+    private func transportSection(kind: SDPMediaType, proto: String, formats: [String], mid: String) -> MediaDescription {
         var m = MediaDescription(kind: kind, port: address.port, proto: proto, formats: formats,
                                  connection: address.connection, mid: mid)
         m.iceUfrag = parameters.iceUfrag
@@ -131,7 +133,7 @@ struct AnswerBuilder {
 
         let codec = chosenCodec
         let negotiated = NegotiatedMedia(
-            kind: offered.kind, mid: mid, direction: direction,
+            kind: isAudio ? .audio : .video, mid: mid, direction: direction,
             codec: NegotiatedCodec(name: codec.name, payloadType: codec.payloadType, clockRate: codec.clockRate,
                                    channels: codec.channels, fmtp: codec.parameters.formatted),
             rtxPayloadType: choice.rtx?.payloadType,

@@ -1,3 +1,5 @@
+import SluiceVocabulary
+
 /// A host candidate of the server, written into every accepted m-line of the answer.
 public struct ServerCandidate: Sendable, Hashable {
     public var ip: String

@@ -1,3 +1,5 @@
+import SluiceVocabulary
+
 /// Picks the codec, RTX, feedback and header extensions of one m-line.
 struct CodecSelector {
     /// RTCP feedback Sluice acts on (or sends), as (type, parameter).
@@ -143,7 +145,8 @@ struct CodecSelector {
     }
 
     static func extensionIDs(_ maps: [ExtensionMap]) -> NegotiatedExtensions {
-        func id(_ uri: String) -> Int? { maps.first { $0.uri == uri }?.id }
+        // `extensions(_:)` kept only ids in 1...255; `NegotiatedExtensions.id` says so once more.
+        func id(_ uri: String) -> UInt8? { NegotiatedExtensions.id(maps.first { $0.uri == uri }?.id) }
         return NegotiatedExtensions(mid: id(midURI), rid: id(ridURI), repairedRid: id(repairedRidURI),
                                     absSendTime: id(absSendTimeURI), transportCC: id(transportCCURI),
                                     audioLevel: id(audioLevelURI))

@@ -1,30 +1,6 @@
-/// The media type of an m-line.
-public enum MediaKind: Sendable, Hashable {
-    case audio, video, application
-    case other(String)
-
-    public init(name: String) {
-        switch name.lowercased() {
-        case "audio": self = .audio
-        case "video": self = .video
-        case "application": self = .application
-        default: self = .other(name)
-        }
-    }
-
-    public var name: String {
-        switch self {
-        case .audio: return "audio"
-        case .video: return "video"
-        case .application: return "application"
-        case .other(let name): return name
-        }
-    }
-}
-
 /// One m-section: the m= line and everything up to the next one.
 public struct MediaDescription: Sendable, Hashable {
-    public var kind: MediaKind
+    public var kind: SDPMediaType
     /// 0 means rejected, or bundle-only when the mid is in the BUNDLE group.
     public var port: Int
     public var portCount: Int?
@@ -59,7 +35,7 @@ public struct MediaDescription: Sendable, Hashable {
     public var maxMessageSize: Int?
     public var otherAttributes: [SDPAttribute]
 
-    public init(kind: MediaKind, port: Int = 9, portCount: Int? = nil, proto: String = "UDP/TLS/RTP/SAVPF",
+    public init(kind: SDPMediaType, port: Int = 9, portCount: Int? = nil, proto: String = "UDP/TLS/RTP/SAVPF",
                 formats: [String] = [], connection: ConnectionData? = nil, bandwidths: [Bandwidth] = [],
                 mid: String? = nil, direction: MediaDirection? = nil, rtcp: String? = nil,
                 rtcpMux: Bool = false, rtcpRsize: Bool = false, bundleOnly: Bool = false,

@@ -1,3 +1,5 @@
+import SluiceVocabulary
+
 /// Why an SDP could not be parsed or negotiated.
 ///
 /// `description` is written for people: signaling puts it verbatim into a JSON-RPC

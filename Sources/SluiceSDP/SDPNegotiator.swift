@@ -1,3 +1,5 @@
+import SluiceVocabulary
+
 /// Answers a client's offer for an ICE-lite SFU: Unified Plan, BUNDLE, rtcp-mux, one audio
 /// and one video m-line at most, the client always offering.
 ///

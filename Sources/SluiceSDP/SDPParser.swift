@@ -115,7 +115,7 @@ struct SDPParser {
             guard let count = Int(countText), count >= 1 else { throw malformed("port count is not a number") }
             portCount = count
         }
-        let section = MediaDescription(kind: MediaKind(name: f[0]), port: port, portCount: portCount,
+        let section = MediaDescription(kind: SDPMediaType(name: f[0]), port: port, portCount: portCount,
                                        proto: f[2], formats: Array(f.dropFirst(3)))
         if section.isRTP {
             for format in section.formats {

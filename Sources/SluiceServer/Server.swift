@@ -1,5 +1,7 @@
+import SluiceControl
 import SluiceMedia
 import SluiceSignaling
+import SluiceVocabulary
 import SluiceWire
 
 /// One running Sluice: the media engine (workers) and the signaling server, wired together.

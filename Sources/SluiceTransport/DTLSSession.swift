@@ -1,4 +1,5 @@
 import COpenSSL
+import SluiceVocabulary
 import SluiceWire
 
 public enum DTLSFailure: Error, Sendable, Equatable {
@@ -34,8 +35,6 @@ public struct SRTPKeyMaterial: Sendable, Equatable {
 /// handshake it checks the peer certificate against the expected fingerprint and exports the
 /// DTLS-SRTP keys. Not thread-safe: it belongs to one worker.
 public final class DTLSSession {
-    public enum Role: Sendable { case client, server }
-
     public enum State: Sendable, Equatable {
         case new, connecting, connected, closed
         case failed(DTLSFailure)
@@ -44,7 +43,7 @@ public final class DTLSSession {
     public static let defaultMTU = 1200
     static let recordHeaderSize = 13
 
-    public let role: Role
+    public let role: DTLSRole
     public let context: DTLSContext
     /// From the peer's SDP a=fingerprint; may be updated until the handshake completes.
     public var expectedFingerprint: (algorithm: String, value: String)
@@ -65,7 +64,7 @@ public final class DTLSSession {
 
     /// - Parameter initialRetransmitMicros: the first handshake retransmission timeout; it doubles
     ///   on each retransmission up to 4 s.
-    public init(context: DTLSContext, role: Role, expectedFingerprint: (algorithm: String, value: String),
+    public init(context: DTLSContext, role: DTLSRole, expectedFingerprint: (algorithm: String, value: String),
                 mtu: Int = DTLSSession.defaultMTU, initialRetransmitMicros: UInt32 = 400_000) throws {
         OpenSSLLibrary.clearErrors()
         guard let ssl = SSL_new(context.context) else { throw DTLSSetupError("SSL_new") }

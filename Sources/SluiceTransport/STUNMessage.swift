@@ -27,7 +27,7 @@ public struct STUNMessage {
 
     /// RFC 7983 demultiplexing: a first byte of 0...3 and the magic cookie in place.
     public static func isSTUN(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        bytes.count >= headerSize && bytes[0] < 4 && bytes.loadBigEndianUInt32(at: 4) == magicCookie
+        bytes.count >= headerSize && PacketClass.of(firstByte: bytes[0]) == .stun && bytes.loadBigEndianUInt32(at: 4) == magicCookie
     }
 
     public init(parsing datagram: UnsafeRawBufferPointer) throws(STUNParseError) {

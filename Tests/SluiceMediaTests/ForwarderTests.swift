@@ -1,4 +1,5 @@
 import SluiceRTP
+import SluiceVocabulary
 import Testing
 @testable import SluiceMedia
 

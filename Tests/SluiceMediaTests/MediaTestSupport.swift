@@ -1,3 +1,4 @@
+import SluiceVocabulary
 import SluiceTransport
 import SluiceWire
 @testable import SluiceMedia
@@ -14,9 +15,9 @@ enum MediaTestSupport {
     static func videoTrack(rids: [String] = [], payloadType: UInt8 = 96, ridID: UInt8? = nil) -> TrackParameters {
         var track = TrackParameters(kind: .video, mid: "1", codecName: "VP8", fmtp: "", payloadType: payloadType,
                                     rtxPayloadType: nil, clockRate: 90_000,
-                                    extensions: ExtensionIDs(mid: nil, rid: ridID), remoteSSRCs: [], remoteRTXSSRCs: [],
+                                    extensions: NegotiatedExtensions(rid: ridID), remoteSSRCs: [], remoteRTXSSRCs: [],
                                     localSSRC: 0x5000, feedback: .init(nack: true, pli: true))
-        track.simulcast = rids.map { SimulcastLayerParameters(rid: $0, ssrc: nil) }
+        track.simulcast = rids.map { SimulcastLayer(rid: $0) }
         return track
     }
 

@@ -1,5 +1,6 @@
 import SluiceRTP
 import SluiceWire
+import SluiceVocabulary
 import Testing
 @testable import SluiceMedia
 

@@ -1,4 +1,5 @@
 import SluiceTransport
+import SluiceVocabulary
 import Testing
 @testable import SluiceMedia
 
@@ -29,7 +30,7 @@ struct ProducerTests {
             Issue.record("first event: \(String(describing: events.first))")
             return
         }
-        #expect(events.contains { if case .streamWideEvent(_, "resize", _, _) = $0 { true } else { false } })
+        #expect(events.contains(.resize(stream: "s", width: 640, height: 360)))
         producer.releaseBuffers()
     }
 

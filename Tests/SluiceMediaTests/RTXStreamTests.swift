@@ -1,4 +1,5 @@
 import SluiceRTP
+import SluiceVocabulary
 import SluiceWire
 import Testing
 @testable import SluiceMedia
@@ -7,7 +8,7 @@ struct RTXStreamTests {
     static func video(rtxPayloadType: UInt8? = 97, rtxSSRC: UInt32? = 0xBEEF_0002) -> TrackParameters {
         var track = TrackParameters(kind: .video, mid: "1", codecName: "VP8", fmtp: "", payloadType: 96,
                                     rtxPayloadType: rtxPayloadType, clockRate: 90000,
-                                    extensions: ExtensionIDs(mid: 9, absSendTime: 2), remoteSSRCs: [],
+                                    extensions: NegotiatedExtensions(mid: 9, absSendTime: 2), remoteSSRCs: [],
                                     remoteRTXSSRCs: [], localSSRC: 0xBEEF_0001, feedback: .init(nack: true))
         track.localRTXSSRC = rtxSSRC
         return track

@@ -1,4 +1,5 @@
 import SluiceTransport
+import SluiceVocabulary
 import Testing
 @testable import SluiceMedia
 

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceVocabulary
 import Testing
 @testable import SluiceSDP
 

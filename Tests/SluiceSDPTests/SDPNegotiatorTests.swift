@@ -1,3 +1,4 @@
+import SluiceVocabulary
 import Testing
 @testable import SluiceSDP
 

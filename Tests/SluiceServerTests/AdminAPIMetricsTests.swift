@@ -1,7 +1,9 @@
 import Foundation
+@testable import SluiceControl
 import SluiceJSON
-@testable import SluiceMedia
+import SluiceMedia
 import SluiceSignaling
+import SluiceVocabulary
 import Testing
 @testable import SluiceServer
 
@@ -127,7 +129,7 @@ import Testing
     }
 }
 
-/// `StreamView`'s memberwise initializer is internal to SluiceMedia (hence `@testable`).
+/// `StreamView`'s memberwise initializer is internal to SluiceControl (hence `@testable`).
 enum StreamViewFactory {
     static func make(name: String, publisher: HandleStats?, session: SessionID?, players: [HandleStats]) -> StreamView {
         StreamView(name: name, publisher: publisher, publisherSession: session, players: players,

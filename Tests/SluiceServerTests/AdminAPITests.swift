@@ -1,8 +1,10 @@
 import Foundation
+import SluiceControl
 import SluiceJSON
 import SluiceJSONParser
 import SluiceMedia
 import SluiceSignaling
+import SluiceVocabulary
 import Testing
 @testable import SluiceServer
 

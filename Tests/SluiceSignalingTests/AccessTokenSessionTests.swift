@@ -1,7 +1,9 @@
 import Foundation
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
 @testable import SluiceSignaling
+import SluiceVocabulary
 import Testing
 
 /// Tokens at `connect`, and their grants and caps at `publish`, `play` and `update`

@@ -1,7 +1,9 @@
+import SluiceControl
 import SluiceJSON
 import SluiceJSONParser
 import SluiceMedia
 @testable import SluiceSignaling
+import SluiceVocabulary
 import Testing
 
 @Suite struct ConstraintsParserTests {

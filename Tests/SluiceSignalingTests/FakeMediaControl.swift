@@ -1,4 +1,6 @@
+import SluiceControl
 import SluiceMedia
+import SluiceVocabulary
 
 /// A media engine stand-in: hands out handles, queues the statuses the real one would,
 /// and records every call.

@@ -1,4 +1,6 @@
+import SluiceControl
 import SluiceMedia
+import SluiceVocabulary
 import Testing
 @testable import SluiceSignaling
 

@@ -1,6 +1,8 @@
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
 @testable import SluiceSignaling
+import SluiceVocabulary
 import Testing
 
 /// A manually advanced monotonic clock.

@@ -1,9 +1,11 @@
 import Dispatch
 import Foundation
+import SluiceControl
 import SluiceJSON
 import SluiceJSONParser
 import SluiceMedia
 @testable import SluiceSignaling
+import SluiceVocabulary
 import Testing
 
 @Suite(.serialized) struct SignalingServerTests {

@@ -1,6 +1,8 @@
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
 @testable import SluiceSignaling
+import SluiceVocabulary
 import Testing
 
 /// coturn's shared-secret credentials (use-auth-secret), `connect`'s `iceServers` and the

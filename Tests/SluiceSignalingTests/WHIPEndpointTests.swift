@@ -1,7 +1,9 @@
+import SluiceControl
 import SluiceJSON
 import SluiceJSONParser
 import SluiceMedia
 @testable import SluiceSignaling
+import SluiceVocabulary
 import Testing
 
 /// A WHIP endpoint on the hook harness's session manager (apps "demo" and "hooked", a fake

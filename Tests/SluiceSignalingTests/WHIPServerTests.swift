@@ -1,6 +1,8 @@
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
 @testable import SluiceSignaling
+import SluiceVocabulary
 import Testing
 
 /// Deferred answers and WHIP over real HTTP, through libwebsockets, on 127.0.0.1.

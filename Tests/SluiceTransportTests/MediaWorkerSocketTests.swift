@@ -12,7 +12,7 @@ private final class Counter: WebRTCTransportDelegate, @unchecked Sendable {
     let rtp = Mutex<[[UInt8]]>([])
 
     func transportDidConnect(_ transport: WebRTCTransport) { connectedFlag.store(true, ordering: .releasing) }
-    func transport(_ transport: WebRTCTransport, didFail info: String) {}
+    func transport(_ transport: WebRTCTransport, didFail failure: TransportFailure) {}
     func transport(_ transport: WebRTCTransport, didReceiveRTP packet: UnsafeMutableRawBufferPointer, now: UInt64) {
         rtp.withLock { $0.append(Array(packet)) }
     }

@@ -8,12 +8,12 @@ import Testing
 private final class Recorder: WebRTCTransportDelegate, @unchecked Sendable {
     private let connectedFlag = Atomic<Bool>(false)
     var connected: Bool { connectedFlag.load(ordering: .acquiring) }
-    let failure = Mutex<String?>(nil)
+    let failure = Mutex<TransportFailure?>(nil)
     let rtp = Mutex<[[UInt8]]>([])
     let rtcp = Mutex<[[UInt8]]>([])
 
     func transportDidConnect(_ transport: WebRTCTransport) { connectedFlag.store(true, ordering: .releasing) }
-    func transport(_ transport: WebRTCTransport, didFail info: String) { failure.withLock { $0 = info } }
+    func transport(_ transport: WebRTCTransport, didFail failure: TransportFailure) { self.failure.withLock { $0 = failure } }
     func transport(_ transport: WebRTCTransport, didReceiveRTP packet: UnsafeMutableRawBufferPointer, now: UInt64) {
         rtp.withLock { $0.append(Array(packet)) }
     }
@@ -144,7 +144,7 @@ private final class Recorder: WebRTCTransportDelegate, @unchecked Sendable {
         try onWorker(clientWorker) { client.close() }
         #expect(eventually { serverWorker.tcpConnectionsOpen == 0 })
         // DTLS close_notify went out before the connection closed.
-        #expect(eventually { serverRecorder.failure.withLock { $0 } == "Failed by DTLS error" })
+        #expect(eventually { serverRecorder.failure.withLock { $0 } == .dtlsError })
         try onWorker(serverWorker) { server.close() }
     }
 
@@ -182,7 +182,7 @@ private final class Recorder: WebRTCTransportDelegate, @unchecked Sendable {
             return t
         }
         #expect(eventually { serverRecorder.failure.withLock { $0 } != nil })
-        #expect(serverRecorder.failure.withLock { $0 } == "Failed by DTLS fingerprint error")
+        #expect(serverRecorder.failure.withLock { $0 } == .dtlsFingerprint)
         let serverConnected = serverRecorder.connected
         #expect(!serverConnected)
     }

@@ -1,7 +1,9 @@
+import SluiceControl
 import SluiceJSON
 import SluiceJSONParser
 import SluiceMedia
 import SluiceSignaling
+import SluiceVocabulary
 
 /// A media engine that accepts everything and queues a status, so the event path runs too.
 final class FuzzMedia: MediaControl {

@@ -1,4 +1,5 @@
 import SluiceSDP
+import SluiceVocabulary
 
 /// Parses arbitrary text; a parsed SDP must survive write -> parse unchanged, and any answer
 /// the negotiator produces (publish or play) must parse back to the value it wrote.

@@ -58,7 +58,7 @@ public struct ClientOffer: Sendable {
 
     public var sdp: String { sessionDescription.serialized() }
 
-    private func section(kind: MediaKind) -> MediaDescription {
+    private func section(kind: SDPMediaType) -> MediaDescription {
         let isAudio = kind == .audio
         let codec = isAudio
             ? CodecDescription(payloadType: Self.opusPayloadType, name: "opus", clockRate: 48000, channels: 2,

@@ -435,7 +435,8 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
         delegate?.peerConnectionDidConnect(self)
     }
 
-    public func transport(_ transport: WebRTCTransport, didFail info: String) {
+    public func transport(_ transport: WebRTCTransport, didFail failure: TransportFailure) {
+        let info = Self.info(failure)
         let current = stateValue.load(ordering: .acquiring)
         guard current != State.closed.rawValue else { return }
         stateValue.store(State.failed.rawValue, ordering: .releasing)

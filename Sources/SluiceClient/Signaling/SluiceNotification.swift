@@ -1,3 +1,5 @@
+import SluiceVocabulary
+
 /// A value of the protocol that may grow: known values as constants, any other kept as sent.
 public protocol SluiceProtocolName: RawRepresentable, Hashable, Sendable, CustomStringConvertible,
     ExpressibleByStringLiteral where RawValue == String {}
@@ -45,9 +47,8 @@ public struct StreamEventType: SluiceProtocolName {
     public static let connectionQuality: StreamEventType = "connectionQuality"
 }
 
-public enum StreamRole: String, Sendable, Hashable {
-    case publish, play
-}
+/// `publish` or `play`: the server's word for it (SluiceVocabulary), under the SDK's name.
+public typealias StreamRole = SluiceVocabulary.StreamRole
 
 /// The params of a `session` notification.
 public struct SessionStatusUpdate: Sendable, Hashable {

@@ -1,5 +1,6 @@
 import SluiceRTP
 import SluiceTransport
+import SluiceVocabulary
 import SluiceWire
 
 /// The player side of one stream, assembled from its parts: the `Forwarder` decides per
@@ -86,9 +87,8 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         guard let upstream, upstream.isSimulcast else { return }
         let size = upstream.layerSize(layerSwitch.to)
         let reason = layerSwitch.from == nil ? LayerSelector.Reason.constraints : targetReason
-        report(.streamEvent(parameters.handle, type: "layerChanged", by: nil, data: [
-            "layer": .int(layerSwitch.to), "width": .int(size.width), "height": .int(size.height),
-            "reason": .string(reason.rawValue)]))
+        report(.layerChanged(parameters.handle, layer: layerSwitch.to, width: size.width, height: size.height,
+                             reason: reason))
     }
 
     // MARK: Layer choice (off the packet path)
@@ -123,8 +123,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         if choice.notEnoughBandwidth != notEnoughBandwidthReported {
             notEnoughBandwidthReported = choice.notEnoughBandwidth
             if choice.notEnoughBandwidth {
-                report(.streamEvent(parameters.handle, type: "notEnoughBandwidth", by: nil,
-                                    data: ["bandwidth": .int(Int(bandwidthKbps ?? 0))]))
+                report(.notEnoughBandwidth(parameters.handle, kbps: Int(bandwidthKbps ?? 0)))
             }
         }
     }
@@ -175,8 +174,8 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         if hasSource { upstream?.requestKeyFrame(layer: nil) }
     }
 
-    func transport(_ transport: WebRTCTransport, didFail info: String) {
-        report(.failed(parameters.handle, info: info))
+    func transport(_ transport: WebRTCTransport, didFail failure: TransportFailure) {
+        report(.failed(parameters.handle, FailureReason(failure)))
     }
 
     func transport(_ transport: WebRTCTransport, didReceiveRTP bytes: UnsafeMutableRawBufferPointer, now: UInt64) {
@@ -222,8 +221,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             let current = ConnectionQuality(lossFraction: feedback.remoteFractionLost, jitterMs: feedback.remoteJitterMs,
                                             rttMs: feedback.rttMillis)
             if current.level != quality?.level {
-                report(.streamEvent(parameters.handle, type: "connectionQuality", by: nil,
-                                    data: ["score": .double(current.score), "level": .string(current.level.rawValue)]))
+                report(.connectionQuality(parameters.handle, score: current.score, level: current.level))
             }
             quality = current
         }

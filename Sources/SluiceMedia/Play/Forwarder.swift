@@ -1,4 +1,5 @@
 import SluiceRTP
+import SluiceVocabulary
 
 /// Per player, per packet: whether a source packet goes out, and rewritten how (the layer
 /// gate, the temporal-layer skip, the sequence, timestamp and VP8 picture-id mapping). Pure:

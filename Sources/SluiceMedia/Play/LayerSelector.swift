@@ -22,7 +22,7 @@ public enum LayerSelector {
         }
     }
 
-    public enum Reason: String, Sendable {
+    public enum Reason: Sendable {
         case constraints, bandwidth, publisher
     }
 

@@ -1,3 +1,5 @@
+import SluiceVocabulary
+
 /// One kind of media as it goes to one player: its negotiated SSRC, payload type and
 /// extensions, and what was sent on it (for sender reports, stats and padding).
 struct OutgoingTrack {

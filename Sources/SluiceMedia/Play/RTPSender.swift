@@ -1,5 +1,6 @@
 import SluiceRTP
 import SluiceTransport
+import SluiceVocabulary
 import SluiceWire
 
 /// Writes what a player's forwarder decided: the header this player negotiated (SSRC,

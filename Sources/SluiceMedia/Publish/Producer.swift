@@ -69,8 +69,8 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         for i in layers.indices { requestKeyFrame(layer: i) }
     }
 
-    func transport(_ transport: WebRTCTransport, didFail info: String) {
-        report(.failed(parameters.handle, info: info))
+    func transport(_ transport: WebRTCTransport, didFail failure: TransportFailure) {
+        report(.failed(parameters.handle, FailureReason(failure)))
     }
 
     func transport(_ transport: WebRTCTransport, didReceiveRTP bytes: UnsafeMutableRawBufferPointer, now: UInt64) {
@@ -222,11 +222,9 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         guard capWatch.caps.maxWidth != nil || capWatch.caps.maxHeight != nil || capWatch.caps.maxFps != nil,
               let top = layers.max(by: { $0.width * $0.height < $1.width * $1.height }) else { return }
         for exceeded in capWatch.observe(width: top.width, height: top.height, fps: top.frames.fps, now: now) {
-            report(.streamEvent(parameters.handle, type: "limitExceeded", by: "server",
-                                data: ["limit": .string(exceeded.limit.rawValue), "value": .int(exceeded.value),
-                                       "max": .int(exceeded.max)]))
+            report(.limitExceeded(parameters.handle, limit: exceeded.limit, value: exceeded.value, max: exceeded.max))
             if capWatch.caps.stopWhenExceeded {
-                report(.failed(parameters.handle, info: StatusInfo.limitExceeded(exceeded.limit.rawValue)))
+                report(.failed(parameters.handle, .limitExceeded(exceeded.limit)))
                 return
             }
         }
@@ -237,8 +235,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         guard let top = layers.max(by: { $0.width * $0.height < $1.width * $1.height }),
               top.width > 0, top.width != topSize.width || top.height != topSize.height else { return }
         topSize = (top.width, top.height)
-        report(.streamWideEvent(parameters.stream, type: "resize", by: "publisher",
-                                data: ["width": .int(top.width), "height": .int(top.height)]))
+        report(.resize(stream: parameters.stream, width: top.width, height: top.height))
     }
 
     func transport(_ transport: WebRTCTransport, didReceiveRTCP bytes: UnsafeMutableRawBufferPointer, now: UInt64) {
@@ -389,8 +386,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         for layer in layers { jitter = max(jitter, layer.stats.jitterMillis(clockRate: videoParameters?.clockRate ?? 90_000)) }
         let current = ConnectionQuality(lossFraction: intervalLoss, jitterMs: jitter, rttMs: 0)
         if current.level != quality?.level {
-            report(.streamEvent(parameters.handle, type: "connectionQuality", by: nil,
-                                data: ["score": .double(current.score), "level": .string(current.level.rawValue)]))
+            report(.connectionQuality(parameters.handle, score: current.score, level: current.level))
         }
         quality = current
     }

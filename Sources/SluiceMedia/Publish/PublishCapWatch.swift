@@ -4,9 +4,7 @@
 /// second does not trip it; it is reported once, and again only after the layer came back
 /// within it. Fed once a second from the producer's tick.
 struct PublishCapWatch {
-    enum Limit: String, CaseIterable {
-        case maxWidth, maxHeight, maxFps
-    }
+    typealias Limit = PublishLimit
 
     /// A cap that has just been exceeded for the whole hold time.
     struct Exceeded: Equatable {

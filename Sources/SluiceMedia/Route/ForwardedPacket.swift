@@ -1,4 +1,5 @@
 import SluiceRTP
+import SluiceVocabulary
 
 /// What a producer hands to its consumers for one incoming packet: a view of the
 /// decrypted packet and what the producer learned about it. Lives for the duration of the

@@ -1,3 +1,4 @@
+import SluiceVocabulary
 import SluiceWire
 
 /// One stream on one worker: its publisher's producer (when there is one) and the

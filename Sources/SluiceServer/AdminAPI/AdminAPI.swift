@@ -1,7 +1,9 @@
+import SluiceControl
 import SluiceJSON
 import SluiceJSONParser
 import SluiceMedia
 import SluiceSignaling
+import SluiceVocabulary
 
 /// The REST admin API of docs/protocol.md section 2, `/metrics` and the OpenAPI document.
 ///

@@ -1,6 +1,8 @@
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
 import SluiceSignaling
+import SluiceVocabulary
 
 /// The JSON shapes of the admin API. Per-kind figures use the field names of docs/protocol.md
 /// section 3, the same as `getStats`.

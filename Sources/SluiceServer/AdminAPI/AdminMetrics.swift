@@ -1,6 +1,8 @@
+import SluiceControl
 import SluiceMedia
 import SluiceSignaling
 import SluiceTransport
+import SluiceVocabulary
 import Synchronization
 
 /// What `GET /metrics` shows: server totals, per-stream figures labelled by app and stream

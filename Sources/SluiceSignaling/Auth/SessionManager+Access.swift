@@ -1,6 +1,8 @@
 import Foundation
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
+import SluiceVocabulary
 
 /// Who a session is and what it may do: an app key alone, or an access token
 /// (docs/protocol.md section 6, "Access tokens"). `connect` and WHIP/WHEP ask the same way.

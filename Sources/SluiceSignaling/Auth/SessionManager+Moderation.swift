@@ -1,5 +1,7 @@
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
+import SluiceVocabulary
 
 /// Moderator calls over the WebSocket: a session whose token has the `admin` grant may mute
 /// and unmute any stream of its own app for every player, as the admin API's server-side mute

@@ -1,5 +1,7 @@
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
+import SluiceVocabulary
 
 /// A session's part in the hooks: the numbering of its hook bodies, the `custom` objects its
 /// client gave, and the request parked on an authorizing hook with what arrived behind it.

@@ -1,5 +1,7 @@
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
+import SluiceVocabulary
 
 /// Authorizing hooks park their request (docs/protocol.md section 4): the reply waits for the
 /// backend, and everything the session sends meanwhile waits behind it. Other sessions are

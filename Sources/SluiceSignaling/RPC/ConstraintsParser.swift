@@ -1,5 +1,7 @@
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
+import SluiceVocabulary
 
 /// docs/protocol.md "Constraints": `audio` and `video` are each false, true or an object;
 /// bitrates in kbit/s; `quality` a name or a 1-100 WCS number. Unknown members are ignored.

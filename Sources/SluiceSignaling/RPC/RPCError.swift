@@ -1,5 +1,7 @@
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
+import SluiceVocabulary
 
 /// A JSON-RPC error object: the standard codes and docs/protocol.md section 5.
 public struct RPCError: Error, Equatable, Sendable {

@@ -1,5 +1,7 @@
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
+import SluiceVocabulary
 
 /// Typed access to a request's params; every failure is -32602 naming the field.
 struct RPCParams: Equatable {

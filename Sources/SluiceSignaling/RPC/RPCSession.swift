@@ -1,4 +1,6 @@
+import SluiceControl
 import SluiceMedia
+import SluiceVocabulary
 
 /// One WebSocket connection's signaling state. Confined to the service thread; created by
 /// `SessionManager.open(output:)`.

@@ -1,5 +1,7 @@
 import CWebsockets
+import SluiceControl
 import SluiceMedia
+import SluiceVocabulary
 
 /// The one lws protocol callback: finds the server through the context's user pointer.
 func signalingServerCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,

@@ -1,8 +1,10 @@
 import CWebsockets
 import Dispatch
 import Foundation
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
+import SluiceVocabulary
 import SluiceWire
 
 public enum SignalingServerError: Error, Equatable, CustomStringConvertible {

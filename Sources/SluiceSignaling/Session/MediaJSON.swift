@@ -1,5 +1,7 @@
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
+import SluiceVocabulary
 
 /// The JSON shapes of what the engine reports: stats (docs/protocol.md section 3) and the
 /// `streamStatus` / `streamEvent` notification params. Public: the admin API shows the same

@@ -1,4 +1,6 @@
+import SluiceControl
 import SluiceMedia
+import SluiceVocabulary
 
 /// An app's caps on what its publishers may ask for (`apps[].limits` in the config).
 /// nil means no cap.

@@ -1,5 +1,7 @@
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
+import SluiceVocabulary
 
 /// `connect`: access (app key or token), the session limit, the connect hook, and the
 /// session's establishment.

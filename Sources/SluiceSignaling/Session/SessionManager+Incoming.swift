@@ -1,5 +1,7 @@
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
+import SluiceVocabulary
 
 /// Incoming messages: admission (rate limit, parked hooks), parse, dispatch, reply, and the
 /// follow-ups that come after the reply.

@@ -1,5 +1,7 @@
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
+import SluiceVocabulary
 
 /// Media events from the engine, each to the session that owns its handle (and the hooks).
 extension SessionManager {

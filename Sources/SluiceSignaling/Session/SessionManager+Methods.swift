@@ -1,5 +1,7 @@
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
+import SluiceVocabulary
 
 /// The JSON-RPC methods of docs/protocol.md section 2, after admission; `connect`, `publish`
 /// and `play` have files of their own.

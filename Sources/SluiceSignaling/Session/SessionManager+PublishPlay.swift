@@ -1,5 +1,7 @@
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
+import SluiceVocabulary
 
 /// `publish` and `play`: checks, grants and limits, then the media engine, through the
 /// stream hook when the app has one.

@@ -1,6 +1,8 @@
 import Foundation
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
+import SluiceVocabulary
 import SluiceWire
 
 /// The JSON-RPC session layer of docs/protocol.md section 1, free of any socket: messages come

@@ -1,5 +1,7 @@
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
+import SluiceVocabulary
 
 /// WHIP (RFC 9725) and WHEP: `POST /whip/{stream}` publishes and `POST /whep/{stream}`
 /// plays, each answered with 201, the SDP answer and the resource's Location; `DELETE` on

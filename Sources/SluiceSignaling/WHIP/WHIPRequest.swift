@@ -1,5 +1,7 @@
+import SluiceControl
 import SluiceJSON
 import SluiceMedia
+import SluiceVocabulary
 
 /// The two endpoints of RFC 9725 and the WHEP draft: WHIP publishes, WHEP plays.
 public enum WHIPKind: String, Sendable {

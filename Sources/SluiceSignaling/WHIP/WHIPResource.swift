@@ -1,6 +1,8 @@
+import SluiceControl
 import SluiceJSON
 import SluiceJSONParser
 import SluiceMedia
+import SluiceVocabulary
 
 /// One WHIP or WHEP resource: a signaling session of its own holding one publish or play
 /// handle. The endpoint drives the session with the `connect` and `publish`/`play` requests a

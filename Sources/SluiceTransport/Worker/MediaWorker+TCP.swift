@@ -190,7 +190,7 @@ extension MediaWorker {
             receiver.receive(frame, from: connection.path, now: now)
             return
         }
-        guard frame[0] < 4 else {
+        guard PacketClass.of(firstByte: frame[0]) == .stun else {
             closeTCPConnection(connection, reason: "sent \(frame.count) bytes that are not STUN before an ICE check",
                                badInput: true)
             return

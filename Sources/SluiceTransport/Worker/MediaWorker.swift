@@ -382,8 +382,7 @@ public final class MediaWorker: @unchecked Sendable {
     @inline(__always)
     private func dispatch(_ bytes: UnsafeMutableRawBufferPointer, from tuple: DatagramTuple, now: UInt64) {
         guard bytes.count > 0 else { return }
-        let first = bytes[0]
-        if first < 4 {
+        if PacketClass.of(firstByte: bytes[0]) == .stun {
             if let receiver = transportsByTuple[tuple] {
                 receiver.receive(bytes, from: .udp(socket: tuple.socket, remote: tuple.remote), now: now)
             } else if let ufrag = ICELiteServer.localUfrag(inBindingRequest: UnsafeRawBufferPointer(bytes)),

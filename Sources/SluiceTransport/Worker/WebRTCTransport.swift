@@ -1,9 +1,8 @@
+import SluiceVocabulary
 import SluiceWire
 
 /// Everything a transport needs to know about its peer, from the SDP negotiation.
 public struct TransportParameters: Sendable {
-    public enum DTLSRole: Sendable { case server, client }
-
     public var localUfrag: String
     public var localPassword: String
     public var remoteUfrag: String
@@ -38,8 +37,8 @@ public struct TransportParameters: Sendable {
 /// What a transport tells its owner (a producer or a consumer). Called on the worker thread.
 public protocol WebRTCTransportDelegate: AnyObject {
     func transportDidConnect(_ transport: WebRTCTransport)
-    /// `info` is one of the "Failed by ..." strings of docs/protocol.md.
-    func transport(_ transport: WebRTCTransport, didFail info: String)
+    /// Called once; the transport is unregistered from its worker by then.
+    func transport(_ transport: WebRTCTransport, didFail failure: TransportFailure)
     /// A decrypted RTP packet; the bytes are valid only during the call.
     func transport(_ transport: WebRTCTransport, didReceiveRTP packet: UnsafeMutableRawBufferPointer, now: UInt64)
     func transport(_ transport: WebRTCTransport, didReceiveRTCP packet: UnsafeMutableRawBufferPointer, now: UInt64)
@@ -97,7 +96,7 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
         ice = ICELiteServer(localUfrag: parameters.localUfrag, localPassword: parameters.localPassword,
                             remoteUfrag: parameters.remoteUfrag.isEmpty ? nil : parameters.remoteUfrag, now: now)
         dtls = try DTLSSession(context: security.context,
-                           role: parameters.dtlsRole == .server ? .server : .client,
+                           role: parameters.dtlsRole,
                            expectedFingerprint: (algorithm: parameters.remoteFingerprintAlgorithm,
                                                  value: parameters.remoteFingerprint))
         if let remote = parameters.remoteCandidate {
@@ -135,13 +134,11 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
 
     public func receive(_ datagram: UnsafeMutableRawBufferPointer, from source: MediaPath, now: UInt64) {
         guard state != .closed && state != .failed else { return }
-        let first = datagram[0]
-        if first < 4 {
-            receiveSTUN(UnsafeRawBufferPointer(datagram), from: source, now: now)
-        } else if first >= 20 && first <= 63 {
-            receiveDTLS(UnsafeRawBufferPointer(datagram), now: now)
-        } else if first >= 128 && first <= 191 {
-            receiveSRTP(datagram, now: now)
+        switch PacketClass.of(firstByte: datagram[0]) {
+        case .stun: receiveSTUN(UnsafeRawBufferPointer(datagram), from: source, now: now)
+        case .dtls: receiveDTLS(UnsafeRawBufferPointer(datagram), now: now)
+        case .rtp: receiveSRTP(datagram, now: now)
+        case .zrtp, .turnChannel, .unknown: break
         }
     }
 
@@ -152,7 +149,7 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
         ice.removePath(path)
         if selected == path { selected = nil }
         // The client role does not reconnect: its only path is gone.
-        if path == clientPath { fail("Failed by ICE timeout") }
+        if path == clientPath { fail(.iceTimeout) }
     }
 
     private func receiveSTUN(_ datagram: UnsafeRawBufferPointer, from source: MediaPath, now: UInt64) {
@@ -208,11 +205,11 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
         case .connected where state != .connected:
             connect()
         case .failed(let failure):
-            fail(failure == .fingerprintMismatch ? "Failed by DTLS fingerprint error" : "Failed by DTLS error")
+            fail(failure == .fingerprintMismatch ? .dtlsFingerprint : .dtlsError)
         case .closed:
             // The peer closed its PeerConnection (close_notify): the handle ends now rather
             // than after the consent timeout.
-            fail("Failed by DTLS error")
+            fail(.dtlsError)
         default:
             break
         }
@@ -220,14 +217,14 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
 
     private func connect() {
         guard let keys = dtls.srtpKeyMaterial else {
-            fail("Failed by DTLS error")
+            fail(.dtlsError)
             return
         }
         do {
             srtpIn = try SRTPSession(profile: keys.profile, key: keys.remoteKey, salt: keys.remoteSalt, direction: .inbound)
             srtpOut = try SRTPSession(profile: keys.profile, key: keys.localKey, salt: keys.localSalt, direction: .outbound)
         } catch {
-            fail("Failed by DTLS error")
+            fail(.dtlsError)
             return
         }
         state = .connected
@@ -315,26 +312,26 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
                     }
                 }
                 if iceClient.state == .failed {
-                    fail("Failed by ICE timeout")
+                    fail(.iceTimeout)
                     return
                 }
             } else if ice.isConsentExpired(now: now, timeoutMicros: parameters.consentTimeoutMicros) {
-                fail("Failed by ICE timeout")
+                fail(.iceTimeout)
                 return
             }
             if state == .connecting, let timeout = dtls.nextTimeoutMicros, timeout <= 0 {
                 dtls.handleTimeout()
                 flushDTLS()
-                if case .failed = dtls.state { fail("Failed by DTLS error") }
+                if case .failed = dtls.state { fail(.dtlsError) }
             }
         }
     }
 
-    private func fail(_ info: String) {
+    private func fail(_ failure: TransportFailure) {
         guard state != .failed && state != .closed else { return }
         state = .failed
         worker.unregister(receiver: self)
-        delegate?.transport(self, didFail: info)
+        delegate?.transport(self, didFail: failure)
     }
 
     /// Stops all traffic and leaves the worker's tables. Idempotent.

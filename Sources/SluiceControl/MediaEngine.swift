@@ -1,5 +1,7 @@
+import SluiceMedia
 import SluiceSDP
 import SluiceTransport
+import SluiceVocabulary
 import SluiceWire
 import Synchronization
 
@@ -168,7 +170,7 @@ public final class MediaEngine: @unchecked Sendable {
             handles[handle] = entry
             let media = workerMedia[entry.worker]
             workers[entry.worker].execute { media.setPlayerMuted(handle, kind: kind, muted: muted) }
-            emitEvent(handle, type: Self.muteEvent(kind, muted), by: "player")
+            emitEvent(handle, EventWords.mute(kind, muted: muted, by: .player))
             return
         }
         var state = stream.mute(kind)
@@ -177,7 +179,7 @@ public final class MediaEngine: @unchecked Sendable {
         state.byPublisher = muted
         stream.setMute(kind, state)
         streams[entry.stream] = stream
-        if state.muted != before { applyMute(stream: entry.stream, kind: kind, by: "publisher", muted: muted) }
+        if state.muted != before { applyMute(stream: entry.stream, kind: kind, by: .publisher, muted: muted) }
     }
 
     /// Server-side (moderator) mute from the admin API. It outranks the publisher's own.
@@ -189,23 +191,19 @@ public final class MediaEngine: @unchecked Sendable {
         stream.setMute(kind, state)
         streams[name] = stream
         // Events tell what players get: a server unmute under a publisher's own mute changes nothing.
-        if state.muted != before { applyMute(stream: name, kind: kind, by: "server", muted: muted) }
+        if state.muted != before { applyMute(stream: name, kind: kind, by: .server, muted: muted) }
     }
 
     /// Tells the worker the stream-wide mute of `kind`, and the publisher and every player why.
-    private func applyMute(stream name: String, kind: MediaKind, by: String, muted: Bool) {
+    private func applyMute(stream name: String, kind: MediaKind, by: EventWords.MuteSource, muted: Bool) {
         guard let stream = streams[name] else { return }
         let effective = stream.mute(kind).muted
         let worker = workerIndex(for: name)
         let media = workerMedia[worker]
         workers[worker].execute { media.setStreamMuted(name, kind: kind, muted: effective) }
-        let type = Self.muteEvent(kind, muted)
-        if let publisher = stream.publisher { emitEvent(publisher, type: type, by: by) }
-        for player in stream.players { emitEvent(player, type: type, by: by) }
-    }
-
-    private static func muteEvent(_ kind: MediaKind, _ muted: Bool) -> String {
-        "\(kind.rawValue)\(muted ? "Muted" : "Unmuted")"
+        let words = EventWords.mute(kind, muted: muted, by: by)
+        if let publisher = stream.publisher { emitEvent(publisher, words) }
+        for player in stream.players { emitEvent(player, words) }
     }
 
     /// Every stream with its publisher, players and mute state, for the admin API.
@@ -312,23 +310,25 @@ public final class MediaEngine: @unchecked Sendable {
         case .playing(let handle):
             guard let entry = handles[handle], entry.role == .play else { return }
             emitStatus(handle, .playing, info: nil, ends: false)
-        case .failed(let handle, let info):
+        case .failed(let handle, let reason):
             guard handles[handle] != nil else { return }
-            end(handle, info: info)
-        case .streamEvent(let handle, let type, let by, let data):
-            emitEvent(handle, type: type, by: by, data: data)
-        case .streamWideEvent(let name, let type, let by, let data):
-            guard let stream = streams[name] else { return }
+            end(handle, info: StatusInfo.failure(reason))
+        case .layerChanged(let handle, _, _, _, _), .notEnoughBandwidth(let handle, _),
+             .connectionQuality(let handle, _, _), .limitExceeded(let handle, _, _, _):
+            guard let words = EventWords.words(event) else { return }
+            emitEvent(handle, words)
+        case .resize(let name, _, _):
+            guard let stream = streams[name], let words = EventWords.words(event) else { return }
             for handle in [stream.publisher].compactMap({ $0 }) + stream.players {
-                emitEvent(handle, type: type, by: by, data: data)
+                emitEvent(handle, words)
             }
         }
     }
 
-    private func emitEvent(_ handle: StreamHandle, type: String, by: String?, data: [String: StreamEventValue] = [:]) {
+    private func emitEvent(_ handle: StreamHandle, _ words: EventWords.Words) {
         guard let entry = handles[handle] else { return }
         pending.append(.streamEvent(session: entry.session, handle: handle, stream: entry.stream,
-                                    type: type, by: by, data: data))
+                                    type: words.type, by: words.by, data: words.data))
         wakeup()
     }
 
@@ -340,8 +340,8 @@ public final class MediaEngine: @unchecked Sendable {
         wakeup()
     }
 
-    /// Called from worker threads.
-    private func post(_ event: WorkerEvent) {
+    /// Called from worker threads (and by the control-plane tests, to feed typed events).
+    package func post(_ event: WorkerEvent) {
         workerEvents.withLock { $0.append(event) }
         wakeup()
     }
@@ -366,14 +366,5 @@ public final class MediaEngine: @unchecked Sendable {
 
     static func makeHandle(prefix: String) -> StreamHandle {
         prefix + "-" + RandomToken.make(length: 16)
-    }
-}
-
-enum RandomToken {
-    private static let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-
-    static func make(length: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return String((0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
     }
 }

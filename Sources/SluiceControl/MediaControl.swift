@@ -1,3 +1,6 @@
+import SluiceMedia
+import SluiceVocabulary
+
 /// What the control plane needs from the media side. `MediaEngine` is the real one;
 /// signaling unit tests may supply their own. All calls come from one control thread.
 public protocol MediaControl: AnyObject {

@@ -1,14 +1,14 @@
+import SluiceMedia
 import SluiceSDP
 import SluiceTransport
+import SluiceVocabulary
 
 /// Turns an offer into an answer and the endpoint parameters a worker builds from it.
 /// Runs on the control thread; the SDP module does the negotiation itself.
 struct Negotiation {
     let fingerprint: String
 
-    enum Role { case publish, play }
-
-    func negotiate(offer: String, role: Role, handle: StreamHandle, stream: String,
+    func negotiate(offer: String, role: StreamRole, handle: StreamHandle, stream: String,
                    candidates: [ServerCandidate],
                    publisherTracks: (audio: TrackParameters?, video: TrackParameters?)?,
                    constraints: StreamConstraints,
@@ -18,7 +18,7 @@ struct Negotiation {
         let audioSSRC = UInt32.random(in: 1...UInt32.max)
         let videoSSRC = UInt32.random(in: 1...UInt32.max)
         var answerParameters = AnswerParameters(
-            role: role == .publish ? .publish : .play, iceUfrag: localUfrag, icePwd: localPassword,
+            role: role, iceUfrag: localUfrag, icePwd: localPassword,
             fingerprint: fingerprint,
             candidates: candidates,
             localStreamID: stream,
@@ -46,7 +46,7 @@ struct Negotiation {
             throw .badSDP("Malformed SDP: \(error)")
         }
         let parameters = EndpointParameters(
-            handle: handle, stream: stream, role: role == .publish ? .publish : .play,
+            handle: handle, stream: stream, role: role,
             audio: session.audio.map { Self.track($0, kind: .audio, localSSRC: audioSSRC) },
             video: session.video.map { Self.track($0, kind: .video, localSSRC: videoSSRC) },
             transport: TransportParameters(
@@ -54,7 +54,7 @@ struct Negotiation {
                 remoteUfrag: session.remoteICEUfrag, remotePassword: session.remoteICEPwd,
                 remoteFingerprintAlgorithm: session.remoteFingerprint.algorithm,
                 remoteFingerprint: session.remoteFingerprint.value,
-                dtlsRole: session.dtlsRole == .client ? .client : .server,
+                dtlsRole: session.dtlsRole,
                 consentTimeoutMicros: consentTimeoutMicros))
         return (answer, parameters)
     }
@@ -65,25 +65,19 @@ struct Negotiation {
     }
 
     private static func track(_ media: NegotiatedMedia, kind: MediaKind, localSSRC: UInt32) -> TrackParameters {
-        func id(_ value: Int?) -> UInt8? { value.flatMap { (1...255).contains($0) ? UInt8($0) : nil } }
-        let e = media.extensions
         var track = TrackParameters(
             kind: kind, mid: media.mid, codecName: media.codec.name, fmtp: media.codec.fmtp,
             payloadType: UInt8(truncatingIfNeeded: media.codec.payloadType),
             rtxPayloadType: media.rtxPayloadType.map { UInt8(truncatingIfNeeded: $0) },
             clockRate: UInt32(max(1, media.codec.clockRate)),
-            extensions: ExtensionIDs(mid: id(e.mid), rid: id(e.rid), repairedRid: id(e.repairedRid),
-                                     absSendTime: id(e.absSendTime), transportCC: id(e.transportCC),
-                                     audioLevel: id(e.audioLevel)),
+            // Ids are 1...255 already: SDP keeps only those (NegotiatedExtensions.id).
+            extensions: media.extensions,
             remoteSSRCs: media.remoteSSRCs.map(\.ssrc),
             remoteRTXSSRCs: media.remoteSSRCs.compactMap(\.rtxSSRC),
             localSSRC: media.localSSRCs?.ssrc ?? localSSRC,
-            feedback: .init(nack: media.feedback.nack, pli: media.feedback.pli, fir: media.feedback.fir,
-                            remb: media.feedback.remb, transportCC: media.feedback.transportCC))
+            feedback: media.feedback)
         track.localRTXSSRC = media.localSSRCs?.rtxSSRC
-        track.simulcast = media.simulcastLayers.filter { !$0.paused }.map {
-            SimulcastLayerParameters(rid: $0.rid, ssrc: $0.ssrc, rtxSSRC: $0.rtxSSRC)
-        }
+        track.simulcast = media.simulcastLayers.filter { !$0.paused }
         return track
     }
 

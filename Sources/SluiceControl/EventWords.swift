@@ -1,0 +1,76 @@
+import SluiceMedia
+import SluiceVocabulary
+
+/// The words of docs/protocol.md ("Events") for what the media side reports as typed values:
+/// event names, `by`, data keys and values. The one place they are spelled; status `info`
+/// strings are `StatusInfo`'s.
+package enum EventWords {
+    /// A `streamEvent` notification's type, `by` and `data`.
+    package struct Words: Equatable, Sendable {
+        package var type: String
+        package var by: String?
+        package var data: [String: StreamEventValue]
+
+        package init(type: String, by: String?, data: [String: StreamEventValue] = [:]) {
+            self.type = type
+            self.by = by
+            self.data = data
+        }
+    }
+
+    /// The words of a worker's stream event; nil for a status change (`publishing`,
+    /// `playing`, `failed`), which becomes a `streamStatus` instead.
+    package static func words(_ event: WorkerEvent) -> Words? {
+        switch event {
+        case .publishing, .playing, .failed:
+            return nil
+        case .layerChanged(_, let layer, let width, let height, let reason):
+            return Words(type: "layerChanged", by: nil, data: [
+                "layer": .int(layer), "width": .int(width), "height": .int(height), "reason": .string(word(reason))])
+        case .notEnoughBandwidth(_, let kbps):
+            return Words(type: "notEnoughBandwidth", by: nil, data: ["bandwidth": .int(kbps)])
+        case .connectionQuality(_, let score, let level):
+            return Words(type: "connectionQuality", by: nil,
+                         data: ["score": .double(score), "level": .string(level.rawValue)])
+        case .limitExceeded(_, let limit, let value, let max):
+            return Words(type: "limitExceeded", by: "server",
+                         data: ["limit": .string(word(limit)), "value": .int(value), "max": .int(max)])
+        case .resize(_, let width, let height):
+            return Words(type: "resize", by: "publisher", data: ["width": .int(width), "height": .int(height)])
+        }
+    }
+
+    /// `layerChanged`'s `reason`.
+    package static func word(_ reason: LayerSelector.Reason) -> String {
+        switch reason {
+        case .constraints: return "constraints"
+        case .bandwidth: return "bandwidth"
+        case .publisher: return "publisher"
+        }
+    }
+
+    /// A cap's name, as in `limitExceeded`'s `limit` and "Failed by limit maxWidth".
+    package static func word(_ limit: PublishLimit) -> String {
+        switch limit {
+        case .maxWidth: return "maxWidth"
+        case .maxHeight: return "maxHeight"
+        case .maxFps: return "maxFps"
+        }
+    }
+
+    /// Who muted: the `by` of a mute event.
+    package enum MuteSource: Sendable {
+        case player, publisher, server
+    }
+
+    /// `audioMuted`, `videoUnmuted`, ... with its `by`.
+    package static func mute(_ kind: MediaKind, muted: Bool, by source: MuteSource) -> Words {
+        let by: String
+        switch source {
+        case .player: by = "player"
+        case .publisher: by = "publisher"
+        case .server: by = "server"
+        }
+        return Words(type: "\(kind.rawValue)\(muted ? "Muted" : "Unmuted")", by: by)
+    }
+}

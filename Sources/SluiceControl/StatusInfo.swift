@@ -1,0 +1,31 @@
+import SluiceMedia
+
+/// Exact WCS-compatible `info` strings (docs/protocol.md section 1).
+public enum StatusInfo {
+    public static let streamNameInUse = "Stream name is already in use"
+    public static let streamNotFound = "Stream not found"
+    public static let noCommonCodecs = "No common codecs"
+    public static let iceTimeout = "Failed by ICE timeout"
+    public static let dtlsError = "Failed by DTLS error"
+    public static let dtlsFingerprint = "Failed by DTLS fingerprint error"
+    public static let rtpActivity = "Failed by RTP activity"
+    public static let sessionDisconnect = "Stopped by session disconnect"
+    public static let publisherStop = "Stopped by publisher stop"
+    public static let user = "Stopped by user"
+    public static let restTerminate = "Stopped by rest /terminate"
+    public static let restrictedAccess = "Restricted access"
+    public static let constraintsExceedLimits = "Constraints exceed limits"
+    /// A publisher stopped for staying over a cap: "Failed by limit maxWidth".
+    public static func limitExceeded(_ limit: String) -> String { "Failed by limit \(limit)" }
+
+    /// The info of a FAILED status for why the media side ended a handle.
+    public static func failure(_ reason: FailureReason) -> String {
+        switch reason {
+        case .iceTimeout: return iceTimeout
+        case .dtlsError: return dtlsError
+        case .dtlsFingerprint: return dtlsFingerprint
+        case .rtpActivity: return rtpActivity
+        case .limitExceeded(let limit): return limitExceeded(EventWords.word(limit))
+        }
+    }
+}

@@ -1,0 +1,20 @@
+import SluiceTransport
+
+/// Why the media side ends a handle; SluiceControl's `StatusInfo` has the words.
+public enum FailureReason: Sendable, Equatable {
+    case iceTimeout
+    case dtlsError
+    case dtlsFingerprint
+    /// No RTP arrived or went out for too long (reserved: no stage raises it yet).
+    case rtpActivity
+    /// A publisher stayed over a cap it was told to be stopped for.
+    case limitExceeded(PublishLimit)
+
+    public init(_ failure: TransportFailure) {
+        switch failure {
+        case .iceTimeout: self = .iceTimeout
+        case .dtlsError: self = .dtlsError
+        case .dtlsFingerprint: self = .dtlsFingerprint
+        }
+    }
+}

@@ -1,0 +1,26 @@
+/// A snapshot of one kind's figures (docs/protocol.md section 3).
+public struct KindStats: Sendable {
+    public var packets: UInt64 = 0
+    public var bytes: UInt64 = 0
+    public var bitrateKbps: Double = 0
+    public var packetsLost: Int64 = 0
+    public var fractionLost: Double = 0
+    public var jitterMs: Double = 0
+    public var rttMs: Double = 0
+    public var nacks: UInt64 = 0
+    public var plis: UInt64 = 0
+    public var firs: UInt64 = 0
+    public var codec: String?
+    // video only
+    public var fps: Double = 0
+    public var width: Int = 0
+    public var height: Int = 0
+    public var layer: Int?
+    public var keyFrames: UInt64 = 0
+    /// Play: the player's bandwidth estimate (transport-cc or REMB), kbit/s.
+    public var availableBandwidthKbps: Double?
+    /// The stream's simulcast layers (video only).
+    public var layers: [LayerStats] = []
+
+    public init() {}
+}

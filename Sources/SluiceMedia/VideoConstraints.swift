@@ -1,0 +1,25 @@
+/// Play constraints for video (docs/protocol.md "Constraints"). nil means "no cap".
+public struct VideoConstraints: Sendable, Equatable {
+    public enum Quality: Sendable, Equatable {
+        case auto, high, medium, low
+    }
+
+    public var width: Int?
+    public var height: Int?
+    public var fps: Int?
+    public var bitrateKbps: Int?
+    public var minBitrateKbps: Int?
+    public var maxBitrateKbps: Int?
+    public var quality: Quality
+
+    public init(width: Int? = nil, height: Int? = nil, fps: Int? = nil, bitrateKbps: Int? = nil,
+                minBitrateKbps: Int? = nil, maxBitrateKbps: Int? = nil, quality: Quality = .auto) {
+        self.width = width
+        self.height = height
+        self.fps = fps
+        self.bitrateKbps = bitrateKbps
+        self.minBitrateKbps = minBitrateKbps
+        self.maxBitrateKbps = maxBitrateKbps
+        self.quality = quality
+    }
+}

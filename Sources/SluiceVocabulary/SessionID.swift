@@ -1,0 +1,2 @@
+/// A signaling session, as the media side sees it.
+public typealias SessionID = String

@@ -1,0 +1,2 @@
+/// An opaque publish or play handle chosen by the server.
+public typealias StreamHandle = String
