@@ -18,7 +18,7 @@ public final class MediaEngine: @unchecked Sendable {
 
     public let config: MediaEngineConfig
     public let workers: [MediaWorker]
-    let workerMedia: [WorkerMedia]
+    let workerStreams: [WorkerStreams]
     let negotiator: Negotiation
 
     // Control-thread state.
@@ -72,8 +72,8 @@ public final class MediaEngine: @unchecked Sendable {
             workers.append(worker)
         }
         self.workers = workers
-        workerMedia = workers.map { WorkerMedia(worker: $0, security: security) }
-        for media in workerMedia {
+        workerStreams = workers.map { WorkerStreams(worker: $0, security: security) }
+        for media in workerStreams {
             media.report = { [weak self] event in self?.post(event) }
             media.statsBoard = statsBoard
         }
@@ -104,7 +104,7 @@ public final class MediaEngine: @unchecked Sendable {
         streams[request.stream] = entry
         handles[handle] = HandleEntry(session: request.session, stream: request.stream, role: .publish,
                                       wait: false, worker: worker)
-        let media = workerMedia[worker]
+        let media = workerStreams[worker]
         let constraints = request.constraints
         let caps = request.caps
         workers[worker].execute { media.addPublisher(parameters, constraints: constraints, caps: caps) }
@@ -133,7 +133,7 @@ public final class MediaEngine: @unchecked Sendable {
         streams[request.stream] = updated
         handles[handle] = HandleEntry(session: request.session, stream: request.stream, role: .play,
                                       wait: request.wait, worker: worker)
-        let media = workerMedia[worker]
+        let media = workerStreams[worker]
         let constraints = request.constraints
         workers[worker].execute { media.addPlayer(parameters, constraints: constraints) }
         emitStatus(handle, .pending, info: nil, ends: false)
@@ -153,13 +153,13 @@ public final class MediaEngine: @unchecked Sendable {
 
     public func requestKeyFrame(handle: StreamHandle) throws(MediaError) {
         guard let entry = handles[handle] else { throw .unknownHandle }
-        let media = workerMedia[entry.worker]
+        let media = workerStreams[entry.worker]
         workers[entry.worker].execute { media.requestKeyFrame(for: handle) }
     }
 
     public func update(handle: StreamHandle, constraints: StreamConstraints) throws(MediaError) {
         guard let entry = handles[handle] else { throw .unknownHandle }
-        let media = workerMedia[entry.worker]
+        let media = workerStreams[entry.worker]
         workers[entry.worker].execute { media.update(handle, constraints: constraints) }
     }
 
@@ -168,7 +168,7 @@ public final class MediaEngine: @unchecked Sendable {
         if entry.role == .play {
             if muted { entry.playerMuted.insert(kind) } else { entry.playerMuted.remove(kind) }
             handles[handle] = entry
-            let media = workerMedia[entry.worker]
+            let media = workerStreams[entry.worker]
             workers[entry.worker].execute { media.setPlayerMuted(handle, kind: kind, muted: muted) }
             emitEvent(handle, EventWords.mute(kind, muted: muted, by: .player))
             return
@@ -199,7 +199,7 @@ public final class MediaEngine: @unchecked Sendable {
         guard let stream = streams[name] else { return }
         let effective = stream.mute(kind).muted
         let worker = workerIndex(for: name)
-        let media = workerMedia[worker]
+        let media = workerStreams[worker]
         workers[worker].execute { media.setStreamMuted(name, kind: kind, muted: effective) }
         let words = EventWords.mute(kind, muted: muted, by: by)
         if let publisher = stream.publisher { emitEvent(publisher, words) }
@@ -266,7 +266,7 @@ public final class MediaEngine: @unchecked Sendable {
     /// Ends a handle with its own status; a publisher's players learn that it went away.
     private func end(_ handle: StreamHandle, info: String) {
         guard let entry = handles.removeValue(forKey: handle) else { return }
-        let media = workerMedia[entry.worker]
+        let media = workerStreams[entry.worker]
         workers[entry.worker].execute { media.remove(handle) }
         statsBoard.remove(handle)
         let status: StreamStatus = info.hasPrefix("Failed") ? .failed

@@ -1,9 +1,10 @@
 import SluiceTransport
 import SluiceVocabulary
 
-/// The media state of one worker: its routers and endpoints. Every method runs on the
+/// The streams of one worker: its routers, producers and consumers (`MediaWorker`, in
+/// SluiceTransport, is the loop and sockets they run on). Every method runs on the
 /// worker's thread (reached through `MediaWorker.execute`), so none of it is locked.
-package final class WorkerMedia {
+package final class WorkerStreams {
     package let worker: MediaWorker
     package let security: DTLSSecurity
     package var report: (WorkerEvent) -> Void = { _ in }
