@@ -13,10 +13,17 @@ let cLibraries: [Target] = [
 ]
 
 let swift5: [SwiftSetting] = [.swiftLanguageMode(.v5)]
-/// The packet path (transport and media): release builds skip Swift's dynamic exclusivity
-/// checks, which callgrind showed at 5% of a forwarded packet's instructions (every `inout`
-/// access to a class's stored property). Debug builds and tests keep them.
-let packetPath: [SwiftSetting] = swift5 + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+/// The packet path (transport and media). SwiftPM refuses unsafeFlags in a package depended
+/// on by version, and SluiceClient depends on these targets, so by default there are none
+/// (scripts/check-sdk-dependency.sh checks it): dynamic exclusivity checks stay on, and the
+/// per-packet state is laid out so the optimizer removes them (docs/design.md, hot-path rule 8).
+/// The server's own scripts (scripts/test.sh, run.sh, leaks.sh, loadtest-smoke.sh) set
+/// SLUICE_SERVER_BUILD=1, which also skips the checks that remain (the Consumer's, about 2% of
+/// a forwarded packet's instructions) in release builds. An app that depends on Sluice never
+/// sets it. Keep it the same from build to build: a change rebuilds every packet-path module.
+let serverBuild = Context.environment["SLUICE_SERVER_BUILD"] == "1"
+let packetPath: [SwiftSetting] = swift5
+    + (serverBuild ? [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))] : [])
 
 let package = Package(
     name: "Sluice",
