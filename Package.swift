@@ -64,10 +64,14 @@ let package = Package(
                 dependencies: ["SluiceWire", "SluiceRTP", "SluiceSDP",
                                .target(name: "SluiceTransport", condition: .when(platforms: [.linux]))],
                 swiftSettings: swift5),
+        // Synthetic media (VP8 and Opus sources, a publisher, receive statistics): tooling for
+        // the load tester, the tests and the benchmarks, not part of the SluiceClient product.
+        .target(name: "SluiceTestMedia", dependencies: ["SluiceClient", "SluiceRTP", "SluiceWire"],
+                swiftSettings: swift5),
         .executableTarget(name: "sluice", dependencies: ["SluiceServer"], swiftSettings: swift5),
         // The load tester (README.md "Load tester"): the library holds everything testable,
         // the executable only reads flags and runs it.
-        .target(name: "SluiceLoadTest", dependencies: ["SluiceClient", "SluiceRTP", "SluiceWire"],
+        .target(name: "SluiceLoadTest", dependencies: ["SluiceClient", "SluiceTestMedia", "SluiceRTP", "SluiceWire"],
                 path: "loadtest/Sources/SluiceLoadTest", swiftSettings: swift5),
         .executableTarget(name: "sluice-loadtest", dependencies: ["SluiceLoadTest"],
                           path: "loadtest/Sources/sluice-loadtest", swiftSettings: swift5),
@@ -79,8 +83,9 @@ let package = Package(
         .testTarget(name: "SluiceMediaTests", dependencies: ["SluiceMedia"], swiftSettings: swift5),
         .testTarget(name: "SluiceSignalingTests", dependencies: ["SluiceSignaling", "SluiceJSON"], swiftSettings: swift5),
         .testTarget(name: "SluiceServerTests", dependencies: ["SluiceServer"], swiftSettings: swift5),
-        .testTarget(name: "SluiceLoadTestTests", dependencies: ["SluiceLoadTest"],
+        .testTarget(name: "SluiceLoadTestTests", dependencies: ["SluiceLoadTest", "SluiceTestMedia"],
                     path: "loadtest/Tests/SluiceLoadTestTests", swiftSettings: swift5),
-        .testTarget(name: "SluiceClientTests", dependencies: ["SluiceClient", "SluiceServer", "CMallocCounter"], swiftSettings: swift5),
+        .testTarget(name: "SluiceClientTests", dependencies: ["SluiceClient", "SluiceTestMedia", "SluiceServer", "CMallocCounter"],
+                    swiftSettings: swift5),
     ]
 )
