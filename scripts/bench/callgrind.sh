@@ -79,16 +79,22 @@ callgrind_control -i off "$server" >/dev/null 2>&1
 after=$(sent)
 kill "$tester" 2>/dev/null; wait "$tester" 2>/dev/null
 kill -TERM "$server"; wait "$server"
-ir=$(callgrind_annotate "$out"/callgrind.out* 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }')
-python3 - "$ir" "$before" "$after" "$out" <<'PY'
+callgrind_annotate "$out"/callgrind.out* > "$out/annotate.txt" 2>/dev/null
+ir=$(awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }' "$out/annotate.txt")
+# Swift's dynamic exclusivity checks (swift_beginAccess and what it calls, swift_endAccess):
+# a part of the figure worth watching on its own (docs/design.md, hot-path rule 8).
+access=$(awk '/swift_beginAccess|swift_endAccess|AccessSet::insert/ { gsub(",", "", $1); total += $1 }
+              END { printf "%d", total }' "$out/annotate.txt")
+python3 - "$ir" "$access" "$before" "$after" "$out" <<'PY'
 import json, sys
-ir, before, after, out = sys.argv[1:]
-ir, packets = int(ir or 0), int(after or 0) - int(before or 0)
+ir, access, before, after, out = sys.argv[1:]
+ir, access, packets = int(ir or 0), int(access or 0), int(after or 0) - int(before or 0)
 json.dump({"instructions": ir, "datagramsSent": packets,
-           "instructionsPerPacket": round(ir / packets) if packets else None},
+           "instructionsPerPacket": round(ir / packets) if packets else None,
+           "exclusivityCheckInstructionsPerPacket": round(access / packets) if packets else None},
           open(f"{out}/run.json", "w"), indent=2)
 print(f"callgrind: run: {ir:,} instructions over {packets:,} datagrams"
-      + (f", {round(ir / packets):,} per packet" if packets else
+      + (f", {round(ir / packets):,} per packet ({round(access / packets):,} in exclusivity checks)" if packets else
          " (no packets forwarded in the window: see server.log, loadtest.log)"))
 PY
 INNER
@@ -112,16 +118,19 @@ if len(good) < runs:
     sys.exit(1)
 figures = sorted(r["instructionsPerPacket"] for r in good)
 median = round(statistics.median(figures))
+checks = round(statistics.median(r["exclusivityCheckInstructionsPerPacket"] for r in good))
 middle = sorted(good, key=lambda r: r["instructionsPerPacket"])[(len(good) - 1) // 2]
 result = {"players": players, "measuredSeconds": measure,
           "instructions": middle["instructions"], "datagramsSent": middle["datagramsSent"],
-          "instructionsPerPacket": median, "lowest": figures[0], "highest": figures[-1], "runs": each}
+          "instructionsPerPacket": median, "lowest": figures[0], "highest": figures[-1],
+          "exclusivityCheckInstructionsPerPacket": checks, "runs": each}
 json.dump(result, open(f"{out}/result.json", "w"), indent=2)
 print(f"callgrind: {middle['instructions']:,} instructions over {middle['datagramsSent']:,} datagrams sent "
       f"in {measure} s with {players} players (the median run of {runs})")
 print(f"callgrind: {median:,} user-space instructions per forwarded packet "
       f"(median of {runs} runs; lowest {figures[0]:,}, highest {figures[-1]:,}, "
       f"spread {figures[-1] - figures[0]:,})")
+print(f"callgrind: of which {checks:,} in Swift's dynamic exclusivity checks (median)")
 PY
 status=$?
 echo "callgrind: annotate with callgrind_annotate $out/run-1/callgrind.out* | head -60"

@@ -72,7 +72,14 @@ public final class MediaWorker: @unchecked Sendable {
 
     // Demultiplexing tables.
     var transportsByUfrag: [ICEUfragKey: (socket: Int32, receiver: DatagramReceiver)] = [:]
-    private var transportsByTuple: [DatagramTuple: DatagramReceiver] = [:]
+    /// Looked up for every datagram received, so kept in memory the worker owns (freed in
+    /// deinit) rather than a stored `var`, whose every read a dynamic exclusivity check would
+    /// guard, since inserting calls code the optimizer cannot see through.
+    private var transportsByTuple: [DatagramTuple: DatagramReceiver] {
+        _read { yield tupleTable.pointee }
+        _modify { yield &tupleTable.pointee }
+    }
+    private let tupleTable: UnsafeMutablePointer<[DatagramTuple: DatagramReceiver]>
     private var tickables: [ObjectIdentifier: WorkerTickable] = [:]
     private var nextTick: UInt64 = 0
 
@@ -127,6 +134,9 @@ public final class MediaWorker: @unchecked Sendable {
             tcpReadBuffer = Self.makeTCPReadBuffer()
         }
 
+        // Nothing below throws: what is allocated here is freed by deinit.
+        tupleTable = .allocate(capacity: 1)
+        tupleTable.initialize(to: [:])
         recvBatch = sluice_mmsg_batch_create(UInt32(Self.batchSize))
         recvAddresses = .allocate(capacity: Self.batchSize)
         recvAddresses.initialize(repeating: sockaddr_storage(), count: Self.batchSize)
@@ -186,6 +196,8 @@ public final class MediaWorker: @unchecked Sendable {
         recvBuffers.deallocate()
         sendBuffers.deallocate()
         sendSockets.deallocate()
+        tupleTable.deinitialize(count: 1)
+        tupleTable.deallocate()
     }
 
     // MARK: Control side (any thread)
