@@ -6,16 +6,19 @@
 # once every player has joined, collection is switched on for MEASURE seconds, then off. The
 # instructions of the server in that window (Ir, every thread) over the datagrams its workers
 # sent in the same window (/metrics) is the figure: ingest, SRTP both ways, fan-out, RTCP and
-# timers included, handshakes left out. Instruction counts do not depend on the machine's
-# load; kernel work (the syscalls) is not in it. What does vary is the window (which timers,
-# RTCP and probes fall in it against how many datagrams), by about 1% on one binary, so the
-# script measures RUNS times (default 3, each its own server) and reports the median, with the
-# spread (lowest, highest) beside it. artifacts/callgrind/result.json holds the median as
+# timers included, handshakes left out. Kernel work (the syscalls) is not in it. The count
+# still varies from run to run on one binary, by up to about 4%: which timers, RTCP and probes
+# fall in the window against how many datagrams, and how many datagrams each recvmmsg batch
+# takes (the load of the machine). So the script measures RUNS times (default 3, each its own
+# server) and reports the median, with the spread (lowest, highest) beside it; compare two
+# builds by alternating them. artifacts/callgrind/result.json holds the median as
 # instructionsPerPacket and each run under runs; run-N/ holds each run's callgrind.out.
 #
 # Runs in a private network namespace with only lo. Needs root, valgrind, and release builds
 # with DWARF 4 (valgrind 3.19 reads no DWARF 5):
-#   swift build -c release --scratch-path .build-dwarf4 -Xswiftc -dwarf-version=4 -Xcc -gdwarf-4
+#   SLUICE_SERVER_BUILD=1 swift build -c release --scratch-path .build-dwarf4 -Xswiftc -dwarf-version=4 -Xcc -gdwarf-4
+# (SLUICE_SERVER_BUILD=1: the server's build, as scripts/leaks.sh makes .build-dwarf4 too;
+# without it, the build an app depending on Sluice gets: see Package.swift.)
 #   BIN=.build-dwarf4/release PLAYERS=10 MEASURE=10 RUNS=3 scripts/bench/callgrind.sh
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
