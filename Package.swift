@@ -13,10 +13,17 @@ let cLibraries: [Target] = [
 ]
 
 let swift5: [SwiftSetting] = [.swiftLanguageMode(.v5)]
-/// The packet path (transport and media): release builds skip Swift's dynamic exclusivity
-/// checks, which callgrind showed at 5% of a forwarded packet's instructions (every `inout`
-/// access to a class's stored property). Debug builds and tests keep them.
-let packetPath: [SwiftSetting] = swift5 + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+/// The packet path (transport and media). SwiftPM refuses unsafeFlags in a package depended
+/// on by version, and SluiceClient depends on these targets, so by default there are none
+/// (scripts/check-sdk-dependency.sh checks it): dynamic exclusivity checks stay on, and the
+/// per-packet state is laid out so the optimizer removes them (docs/design.md, hot-path rule 8).
+/// The server's own scripts (scripts/test.sh, run.sh, leaks.sh, loadtest-smoke.sh) set
+/// SLUICE_SERVER_BUILD=1, which also skips the checks that remain (the Consumer's, about 2% of
+/// a forwarded packet's instructions) in release builds. An app that depends on Sluice never
+/// sets it. Keep it the same from build to build: a change rebuilds every packet-path module.
+let serverBuild = Context.environment["SLUICE_SERVER_BUILD"] == "1"
+let packetPath: [SwiftSetting] = swift5
+    + (serverBuild ? [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))] : [])
 
 let package = Package(
     name: "Sluice",
@@ -72,10 +79,14 @@ let package = Package(
                 dependencies: ["SluiceWire", "SluiceRTP", "SluiceVocabulary", "SluiceSDP", "SluiceJSON",
                                .target(name: "SluiceTransport", condition: .when(platforms: [.linux]))],
                 swiftSettings: swift5),
+        // Synthetic media (VP8 and Opus sources, a publisher, receive statistics): tooling for
+        // the load tester, the tests and the benchmarks, not part of the SluiceClient product.
+        .target(name: "SluiceTestMedia", dependencies: ["SluiceClient", "SluiceRTP", "SluiceWire"],
+                swiftSettings: swift5),
         .executableTarget(name: "sluice", dependencies: ["SluiceServer"], swiftSettings: swift5),
         // The load tester (README.md "Load tester"): the library holds everything testable,
         // the executable only reads flags and runs it.
-        .target(name: "SluiceLoadTest", dependencies: ["SluiceClient", "SluiceRTP", "SluiceWire"],
+        .target(name: "SluiceLoadTest", dependencies: ["SluiceClient", "SluiceTestMedia", "SluiceRTP", "SluiceWire"],
                 path: "loadtest/Sources/SluiceLoadTest", swiftSettings: swift5),
         .executableTarget(name: "sluice-loadtest", dependencies: ["SluiceLoadTest"],
                           path: "loadtest/Sources/sluice-loadtest", swiftSettings: swift5),
@@ -94,8 +105,9 @@ let package = Package(
                     dependencies: ["SluiceSignaling", "SluiceJSON", "SluiceJSONParser", "SluiceControl", "SluiceMedia",
                                    "SluiceVocabulary"], swiftSettings: swift5),
         .testTarget(name: "SluiceServerTests", dependencies: ["SluiceServer", "SluiceControl", "SluiceMedia", "SluiceVocabulary"], swiftSettings: swift5),
-        .testTarget(name: "SluiceLoadTestTests", dependencies: ["SluiceLoadTest"],
+        .testTarget(name: "SluiceLoadTestTests", dependencies: ["SluiceLoadTest", "SluiceTestMedia"],
                     path: "loadtest/Tests/SluiceLoadTestTests", swiftSettings: swift5),
-        .testTarget(name: "SluiceClientTests", dependencies: ["SluiceClient", "SluiceServer", "CMallocCounter"], swiftSettings: swift5),
+        .testTarget(name: "SluiceClientTests", dependencies: ["SluiceClient", "SluiceTestMedia", "SluiceServer", "CMallocCounter"],
+                    swiftSettings: swift5),
     ]
 )

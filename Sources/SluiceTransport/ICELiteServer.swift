@@ -64,7 +64,10 @@ public final class ICELiteServer {
     /// True once a USE-CANDIDATE request chose the selected tuple.
     public private(set) var isNominated = false
     /// When the last authenticated request arrived on the selected tuple (or creation time).
-    public private(set) var lastConsentMicros: UInt64
+    public var lastConsentMicros: UInt64 { consentMicros }
+    /// Private storage: refreshed for every packet received, and a public stored property is
+    /// reached under a dynamic exclusivity check each time (docs/design.md, hot-path rule 8).
+    private var consentMicros: UInt64
 
     private var expectedUsername: [UInt8]
 
@@ -74,7 +77,7 @@ public final class ICELiteServer {
         self.remoteUfrag = remoteUfrag
         integrityKey = STUNIntegrityKey(password: localPassword)
         expectedUsername = ICELiteServer.username(local: localUfrag, remote: remoteUfrag)
-        lastConsentMicros = now
+        consentMicros = now
         tuples.reserveCapacity(ICELiteServer.maxTuples)
     }
 
@@ -166,7 +169,7 @@ public final class ICELiteServer {
             selectedPath = source
             change = .selected
         }
-        if selectedPath == source { lastConsentMicros = now }
+        if selectedPath == source { consentMicros = now }
         return change
     }
 
@@ -198,12 +201,12 @@ public final class ICELiteServer {
     /// Authenticated media from the selected tuple (SRTP that decrypted) also proves the peer is
     /// there: a few lost consent checks must not end a stream that is flowing.
     public func refreshConsent(now: UInt64) {
-        if now > lastConsentMicros { lastConsentMicros = now }
+        if now > consentMicros { consentMicros = now }
     }
 
     /// RFC 7675: consent is lost when no authenticated request arrived on the selected tuple for
     /// `timeoutMicros` (30 s by default; browsers check about every 5 s).
     public func isConsentExpired(now: UInt64, timeoutMicros: UInt64 = 30_000_000) -> Bool {
-        now > lastConsentMicros && now - lastConsentMicros > timeoutMicros
+        now > consentMicros && now - consentMicros > timeoutMicros
     }
 }

@@ -82,15 +82,20 @@ public final class SRTPSession {
     /// Encrypts an RTP packet in place; `length` grows by the auth tag.
     /// Called with 1 before and 0 after each libsrtp RTP call. Nil in production; the
     /// allocation test uses it to tell libsrtp's allocations from Sluice's own.
-    public static var libraryCallProbe: (@convention(c) (Int32) -> Void)?
+    public static var libraryCallProbe: PacketPathProbes.Probe? {
+        get { PacketPathProbes.slots[PacketPathProbes.libraryCall] }
+        set { PacketPathProbes.slots[PacketPathProbes.libraryCall] = newValue }
+    }
+    /// `PacketPathProbes.slots`, read once here, so a packet reads an instance constant.
+    private let probes = PacketPathProbes.slots
 
     public func protectRTP(_ buffer: UnsafeMutableRawPointer, length: inout Int, capacity: Int) -> Bool {
         guard length >= 12 else { return fail(.malformed) }
         guard capacity >= length + SRTPSession.maxRTPTrailer else { return fail(.bufferTooSmall) }
         var size = Int32(length)
-        Self.libraryCallProbe?(1)
+        probes[PacketPathProbes.libraryCall]?(1)
         let status = srtp_protect(session, buffer, &size)
-        Self.libraryCallProbe?(0)
+        probes[PacketPathProbes.libraryCall]?(0)
         return finish(status, size: size, length: &length)
     }
 
@@ -98,9 +103,9 @@ public final class SRTPSession {
     public func unprotectRTP(_ buffer: UnsafeMutableRawPointer, length: inout Int) -> Bool {
         guard length >= 12, length <= Int(Int32.max) else { return fail(.malformed) }
         var size = Int32(length)
-        Self.libraryCallProbe?(1)
+        probes[PacketPathProbes.libraryCall]?(1)
         let status = srtp_unprotect(session, buffer, &size)
-        Self.libraryCallProbe?(0)
+        probes[PacketPathProbes.libraryCall]?(0)
         return finish(status, size: size, length: &length)
     }
 

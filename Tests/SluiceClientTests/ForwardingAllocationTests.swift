@@ -1,6 +1,7 @@
 import CMallocCounter
 import Foundation
 import SluiceClient
+import SluiceTestMedia
 import SluiceTransport
 import Testing
 

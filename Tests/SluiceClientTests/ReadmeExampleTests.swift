@@ -1,5 +1,6 @@
 import Foundation
 import SluiceClient
+import SluiceTestMedia
 import SluiceRTP
 import Synchronization
 import Testing

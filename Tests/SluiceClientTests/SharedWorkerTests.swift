@@ -1,5 +1,6 @@
 import Foundation
 import SluiceClient
+import SluiceTestMedia
 import Testing
 
 /// Connections on a `MediaWorkerPool` (one socket each on a shared worker) and SSRC simulcast,

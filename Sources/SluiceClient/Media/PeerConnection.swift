@@ -6,27 +6,6 @@ import SluiceTransport
 import SluiceWire
 import Synchronization
 
-public enum PeerConnectionError: Error, Equatable, Sendable, CustomStringConvertible {
-    case answer(String)
-    /// The answer named no candidate this client may send to (see `Configuration.loopbackOnly`).
-    case noUsableCandidate
-    case transport(String)
-    /// ICE or DTLS failed; the info is a "Failed by ..." string.
-    case failed(String)
-    case closed
-    case timedOut
-
-    public var description: String {
-        switch self {
-        case .answer(let message): return message
-        case .noUsableCandidate: return "the answer has no usable candidate"
-        case .transport(let message): return "transport: \(message)"
-        case .failed(let info): return info
-        case .closed: return "closed"
-        case .timedOut: return "timed out"
-        }
-    }
-}
 
 /// One client-side PeerConnection to a Sluice server, on Linux, through SluiceTransport:
 /// ICE controlling, DTLS client, SRTP. It makes the offer (`offer.sdp`), takes the server's
@@ -41,7 +20,7 @@ public enum PeerConnectionError: Error, Equatable, Sendable, CustomStringConvert
 /// (the load tester) can share a few workers instead (`init(configuration:worker:)`): each
 /// then opens a UDP socket of its own on the shared worker, which tells connections to the
 /// same server address apart by that local socket.
-public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unchecked Sendable {
+public final class PeerConnection: @unchecked Sendable {
     public enum State: Int, Sendable {
         case new, connecting, connected, failed, closed
     }
@@ -106,23 +85,24 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
     public weak var delegate: PeerConnectionDelegate?
 
     private let ownsWorker: Bool
-    private let stateValue = Atomic<Int>(State.new.rawValue)
+    let stateValue = Atomic<Int>(State.new.rawValue)
     private let waiters = Mutex<(next: Int, failure: String?, continuations: [Int: CheckedContinuation<Void, Error>])>((0, nil, [:]))
 
-    // Worker thread only.
-    private var transport: WebRTCTransport?
-    private var audioStream: OutgoingRTPStream
+    // Worker thread only (internal, not private: PeerConnection+Sending.swift and
+    // PeerConnection+TransportDelegate.swift use them).
+    var transport: WebRTCTransport?
+    var audioStream: OutgoingRTPStream
     /// One per simulcast layer, lowest first.
-    private var videoStreams: [OutgoingRTPStream]
-    private var extensionIDs = SendExtensionIDs([:])
-    private var transportSequence = UInt16.random(in: 0...UInt16.max)
-    private var audioPayloadType: Int = -1
-    private var videoPayloadType: Int = -1
-    private var remoteVideoSSRC: UInt32 = 0
+    var videoStreams: [OutgoingRTPStream]
+    var extensionIDs = SendExtensionIDs([:])
+    var transportSequence = UInt16.random(in: 0...UInt16.max)
+    var audioPayloadType: Int = -1
+    var videoPayloadType: Int = -1
+    var remoteVideoSSRC: UInt32 = 0
 
     /// Counters, written on the worker thread: read them there (`perform`).
-    public private(set) var packetsReceived: UInt64 = 0
-    public private(set) var keyFrameRequestsReceived: UInt64 = 0
+    public internal(set) var packetsReceived: UInt64 = 0
+    public internal(set) var keyFrameRequestsReceived: UInt64 = 0
 
     /// `worker`: a worker shared with other connections (started by its owner, who also stops
     /// it after closing them); nil makes one for this connection. `security`: a certificate
@@ -330,7 +310,7 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
         }
     }
 
-    private func resumeWaiters(with result: Result<Void, Error>, failure: String? = nil) {
+    func resumeWaiters(with result: Result<Void, Error>, failure: String? = nil) {
         let waiting = waiters.withLock { w in
             if let failure { w.failure = failure }
             let taken = w.continuations
@@ -338,134 +318,6 @@ public final class PeerConnection: WebRTCTransportDelegate, WorkerTickable, @unc
             return taken
         }
         for continuation in waiting.values { continuation.resume(with: result) }
-    }
-
-    // MARK: Sending (worker thread)
-
-    /// Builds an RTP packet in a pool buffer: header with the connection's SSRC (video: of
-    /// simulcast layer `layer`), payload type and next sequence number, the mid, abs-send-time
-    /// and transport-wide sequence extensions; then `writePayload` fills the payload in place
-    /// and returns its length. Encrypts and queues it. False (nothing sent) before the
-    /// connection is up, when the pool is empty, when the layer does not exist, or when
-    /// `writePayload` returns 0 or more than it was given. Allocates nothing.
-    @discardableResult
-    public func send(_ kind: TrackKind, layer: Int = 0, marker: Bool, timestamp: UInt32, now: UInt64,
-                     writePayload: (UnsafeMutableRawBufferPointer) -> Int) -> Bool {
-        guard kind == .audio || videoStreams.indices.contains(layer) else { return false }
-        guard let transport, transport.isConnected, let buffer = worker.pool.take() else { return false }
-        let area = UnsafeMutableRawBufferPointer(start: worker.pool.pointer(buffer), count: Self.maxPacketSize)
-        var stream = kind == .audio ? audioStream : videoStreams[layer]
-        var extensions = RTPHeaderExtensionList()
-        if let id = extensionIDs.mid, let mid = stream.midByte { extensions.append(id: id, uint8: mid) }
-        if let id = extensionIDs.absSendTime { extensions.append(id: id, uint24: SendExtensionIDs.absSendTime(micros: now)) }
-        if let id = extensionIDs.transportCC { extensions.append(id: id, uint16: transportSequence) }
-        var writer = ByteWriter(area)
-        let header = RTPHeader(marker: marker, payloadType: stream.payloadType, sequenceNumber: stream.sequenceNumber,
-                               timestamp: timestamp, ssrc: stream.ssrc)
-        guard let offset = header.write(into: &writer, extensions: extensions) else {
-            worker.pool.give(buffer)
-            return false
-        }
-        let space = UnsafeMutableRawBufferPointer(rebasing: area[offset...])
-        let length = writePayload(space)
-        guard length > 0, length <= space.count else {
-            worker.pool.give(buffer)
-            return false
-        }
-        transport.sendRTP(buffer: buffer, length: offset + length)
-        stream.sequenceNumber &+= 1
-        stream.packets += 1
-        stream.bytes += UInt64(length)
-        if extensionIDs.transportCC != nil { transportSequence &+= 1 }
-        if kind == .audio { audioStream = stream } else { videoStreams[layer] = stream }
-        return true
-    }
-
-    /// Copies `payload` into a packet; see `send(_:layer:marker:timestamp:now:writePayload:)`.
-    @discardableResult
-    public func send(_ kind: TrackKind, layer: Int = 0, marker: Bool, timestamp: UInt32, now: UInt64,
-                     payload: UnsafeRawBufferPointer) -> Bool {
-        send(kind, layer: layer, marker: marker, timestamp: timestamp, now: now) { space in
-            guard payload.count <= space.count, let source = payload.baseAddress else { return 0 }
-            space.baseAddress!.copyMemory(from: source, byteCount: payload.count)
-            return payload.count
-        }
-    }
-
-    /// Packets and payload bytes sent per kind (video: all layers).
-    public func sentCounts(_ kind: TrackKind) -> (packets: UInt64, bytes: UInt64) {
-        if kind == .audio { return (audioStream.packets, audioStream.bytes) }
-        return videoStreams.reduce((0, 0)) { ($0.0 + $1.packets, $0.1 + $1.bytes) }
-    }
-
-    /// Encrypts and sends an RTCP compound packet.
-    public func sendRTCP(_ bytes: UnsafeRawBufferPointer) {
-        transport?.sendRTCP(bytes)
-    }
-
-    /// A player's PLI for the server's video SSRC.
-    public func requestKeyFrame() {
-        guard remoteVideoSSRC != 0 else { return }
-        let pli = RTCPPictureLossIndication(senderSSRC: localSSRC, mediaSSRC: remoteVideoSSRC)
-        withUnsafeTemporaryAllocation(byteCount: pli.serializedSize, alignment: 4) { raw in
-            var writer = ByteWriter(raw)
-            pli.write(into: &writer)
-            if !writer.overflowed { sendRTCP(UnsafeRawBufferPointer(raw)) }
-        }
-    }
-
-    /// A player's REMB: the bandwidth it can take, in bits per second (control rate: allocates).
-    public func sendREMB(bitrate: UInt64) {
-        let ssrcs = answer.map { ($0.video?.ssrcs ?? []) + ($0.audio?.ssrcs ?? []) } ?? []
-        let remb = RTCPREMB(senderSSRC: localSSRC, bitrate: bitrate, ssrcs: ssrcs)
-        var bytes = [UInt8](repeating: 0, count: remb.serializedSize)
-        bytes.withUnsafeMutableBytes { raw in
-            var writer = ByteWriter(raw)
-            remb.write(into: &writer)
-            if !writer.overflowed { sendRTCP(UnsafeRawBufferPointer(raw)) }
-        }
-    }
-
-    // MARK: WebRTCTransportDelegate, WorkerTickable (worker thread)
-
-    public func transportDidConnect(_ transport: WebRTCTransport) {
-        guard stateValue.compareExchange(expected: State.connecting.rawValue, desired: State.connected.rawValue,
-                                         ordering: .acquiringAndReleasing).exchanged else { return }
-        resumeWaiters(with: .success(()))
-        delegate?.peerConnectionDidConnect(self)
-    }
-
-    public func transport(_ transport: WebRTCTransport, didFail failure: TransportFailure) {
-        let info = Self.info(failure)
-        let current = stateValue.load(ordering: .acquiring)
-        guard current != State.closed.rawValue else { return }
-        stateValue.store(State.failed.rawValue, ordering: .releasing)
-        resumeWaiters(with: .failure(PeerConnectionError.failed(info)), failure: info)
-        delegate?.peerConnection(self, didFail: info)
-    }
-
-    public func transport(_ transport: WebRTCTransport, didReceiveRTP packet: UnsafeMutableRawBufferPointer, now: UInt64) {
-        guard let rtp = RTPPacket(parsing: packet) else { return }
-        packetsReceived += 1
-        let type = Int(rtp.payloadType)
-        let kind: TrackKind? = type == videoPayloadType ? .video : type == audioPayloadType ? .audio : nil
-        delegate?.peerConnection(self, didReceiveRTP: rtp, kind: kind, now: now)
-    }
-
-    public func transport(_ transport: WebRTCTransport, didReceiveRTCP packet: UnsafeMutableRawBufferPointer, now: UInt64) {
-        if configuration.role == .publish {
-            for layer in videoStreams.indices
-            where RTCPKeyFrameRequest.contains(UnsafeRawBufferPointer(packet), mediaSSRC: videoStreams[layer].ssrc) {
-                keyFrameRequestsReceived += 1
-                delegate?.peerConnection(self, didRequestKeyFrameForLayer: layer, now: now)
-            }
-        }
-        delegate?.peerConnection(self, didReceiveRTCP: packet, now: now)
-    }
-
-    public func tick(now: UInt64) {
-        guard state == .connected else { return }
-        delegate?.peerConnection(self, tick: now)
     }
 }
 #endif

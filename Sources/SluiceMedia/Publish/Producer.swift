@@ -12,8 +12,32 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     /// Tells the control plane (through the worker) what happened.
     var report: (WorkerEvent) -> Void = { _ in }
 
-    private var audio: AudioTrack?
-    private(set) var layers: [VideoLayer] = []
+    /// What every received packet updates (the audio track, the video layers, the transport-cc
+    /// record) lives in memory the producer owns (`receiveState`, freed in deinit), reached
+    /// through the accessors below, not in stored `var`s: a class's stored property whose
+    /// mutations call code the optimizer cannot see through (array copy-on-write, the stats'
+    /// and NACK tracker's methods) is reached under a dynamic exclusivity check
+    /// (swift_beginAccess, about 70 instructions) at every access, about six per packet here;
+    /// memory behind a `let` pointer is not checked (docs/design.md, hot-path rule 8). Worker
+    /// thread only, like the rest of the producer; no access overlaps another.
+    private struct ReceiveState {
+        var audio: AudioTrack?
+        var layers: [VideoLayer]
+        var feedback = TransportFeedbackGenerator()
+    }
+    private let receiveState: UnsafeMutablePointer<ReceiveState>
+    private var audio: AudioTrack? {
+        _read { yield receiveState.pointee.audio }
+        _modify { yield &receiveState.pointee.audio }
+    }
+    private(set) var layers: [VideoLayer] {
+        _read { yield receiveState.pointee.layers }
+        _modify { yield &receiveState.pointee.layers }
+    }
+    private var feedback: TransportFeedbackGenerator {
+        _read { yield receiveState.pointee.feedback }
+        _modify { yield &receiveState.pointee.feedback }
+    }
     private let videoParameters: TrackParameters?
     private let videoCodec: CodecKind
     private var announcedPublishing = false
@@ -24,7 +48,6 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     private let reporterSSRC: UInt32 = .random(in: 1...UInt32.max)
     /// Size of the top layer, for `resize` events.
     private var topSize = (width: 0, height: 0)
-    private var feedback = TransportFeedbackGenerator()
     private var nacksSent: UInt64 = 0
     private var quality: ConnectionQuality?
     /// The worst fraction lost of the last report interval, over every incoming stream.
@@ -46,11 +69,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         self.parameters = parameters
         self.transport = transport
         self.statsBoard = statsBoard
-        if let a = parameters.audio { audio = AudioTrack(parameters: a, ssrc: a.remoteSSRCs.first) }
-        videoParameters = parameters.video
-        transportCCID = parameters.video?.feedback.transportCC == true ? parameters.video?.extensions.transportCC
-            : (parameters.audio?.feedback.transportCC == true ? parameters.audio?.extensions.transportCC : nil)
-        videoCodec = CodecKind(parameters.video?.codecName ?? "")
+        var layers: [VideoLayer] = []
         if let v = parameters.video {
             if v.simulcast.count > 1 {
                 layers = v.simulcast.map { VideoLayer(rid: $0.rid, ssrc: $0.ssrc, rtxSSRC: $0.rtxSSRC) }
@@ -59,6 +78,18 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
                                      rtxSSRC: v.simulcast.first?.rtxSSRC ?? v.remoteRTXSSRCs.first)]
             }
         }
+        receiveState = .allocate(capacity: 1)
+        receiveState.initialize(to: ReceiveState(audio: parameters.audio.map { AudioTrack(parameters: $0, ssrc: $0.remoteSSRCs.first) },
+                                                 layers: layers))
+        videoParameters = parameters.video
+        transportCCID = parameters.video?.feedback.transportCC == true ? parameters.video?.extensions.transportCC
+            : (parameters.audio?.feedback.transportCC == true ? parameters.audio?.extensions.transportCC : nil)
+        videoCodec = CodecKind(parameters.video?.codecName ?? "")
+    }
+
+    deinit {
+        receiveState.deinitialize(count: 1)
+        receiveState.deallocate()
     }
 
     var isSimulcast: Bool { layers.count > 1 }

@@ -10,7 +10,15 @@ import SluiceWire
 final class Router {
     let stream: String
     private(set) var producer: Producer?
-    private(set) var consumers: [Consumer] = []
+    /// The players, in memory the router owns (freed in deinit) rather than a stored `var`:
+    /// the fan-out reads the list for every packet, and a stored array that `append` and
+    /// `removeAll` mutate is read under a dynamic exclusivity check each time (docs/design.md,
+    /// hot-path rule 8).
+    private(set) var consumers: [Consumer] {
+        _read { yield consumerList.pointee }
+        _modify { yield &consumerList.pointee }
+    }
+    private let consumerList: UnsafeMutablePointer<[Consumer]>
     /// Stream-wide mute (publisher's or server's), applied by every consumer.
     private(set) var audioMuted = false
     private(set) var videoMuted = false
@@ -23,6 +31,13 @@ final class Router {
 
     init(stream: String) {
         self.stream = stream
+        consumerList = .allocate(capacity: 1)
+        consumerList.initialize(to: [])
+    }
+
+    deinit {
+        consumerList.deinitialize(count: 1)
+        consumerList.deallocate()
     }
 
     var isEmpty: Bool { producer == nil && consumers.isEmpty }

@@ -11,10 +11,21 @@ public final class ForwardDelayHistogram: @unchecked Sendable {
     /// Upper bounds of the buckets, in microseconds; a last bucket takes the rest.
     public static let boundsMicros: [UInt64] = [25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000]
 
-    private var counts = [UInt64](repeating: 0, count: boundsMicros.count + 1)
+    /// Worker thread only. Memory behind a `let` pointer, not a stored array: a write into a
+    /// class's stored array goes through a dynamic exclusivity check (docs/design.md, hot-path
+    /// rule 8), and this one is written for every receive batch.
+    private let counts: UnsafeMutablePointer<UInt64>
+    private static let bucketCount = boundsMicros.count + 1
     private let snapshot = Mutex<[UInt64]>([UInt64](repeating: 0, count: boundsMicros.count + 1))
 
-    public init() {}
+    public init() {
+        counts = .allocate(capacity: Self.bucketCount)
+        counts.initialize(repeating: 0, count: Self.bucketCount)
+    }
+
+    deinit {
+        counts.deallocate()
+    }
 
     /// `datagrams` read in one batch took `micros` from receive to the last send.
     @inline(__always)
@@ -28,7 +39,7 @@ public final class ForwardDelayHistogram: @unchecked Sendable {
     /// the snapshot's own storage, so nothing is allocated.
     func publish() {
         snapshot.withLock { copy in
-            for i in counts.indices { copy[i] = counts[i] }
+            for i in 0..<Self.bucketCount { copy[i] = counts[i] }
         }
     }
 

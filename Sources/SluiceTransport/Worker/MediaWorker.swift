@@ -52,22 +52,34 @@ public final class MediaWorker: @unchecked Sendable {
     private let running = Atomic<Bool>(false)
     private var thread: pthread_t?
 
-    // Receive side: one pool buffer per batch slot, swapped out if a consumer keeps it.
+    // The batch tables are memory the worker owns behind `let` pointers (freed in deinit), not
+    // `var` arrays: an array stored in a class is reached under a dynamic exclusivity check
+    // (swift_beginAccess, about 70 instructions) on every write, since its copy-on-write path
+    // calls code the optimizer cannot see through; memory behind a pointer is not checked.
+
+    // Receive side: one pool buffer per batch slot.
     private let recvBatch: OpaquePointer
-    private var recvBuffers: [Int32]
+    private let recvBuffers: UnsafeMutablePointer<Int32>
     private let recvAddresses: UnsafeMutablePointer<sockaddr_storage>
 
     // Send side.
     private let sendBatch: OpaquePointer
-    private var sendBuffers: [Int32]
+    private let sendBuffers: UnsafeMutablePointer<Int32>
     private let sendAddresses: UnsafeMutablePointer<sockaddr_storage>
     /// The socket each queued datagram leaves by.
-    private var sendSockets: [Int32]
+    private let sendSockets: UnsafeMutablePointer<Int32>
     private var sendCount = 0
 
     // Demultiplexing tables.
     var transportsByUfrag: [ICEUfragKey: (socket: Int32, receiver: DatagramReceiver)] = [:]
-    private var transportsByTuple: [DatagramTuple: DatagramReceiver] = [:]
+    /// Looked up for every datagram received, so kept in memory the worker owns (freed in
+    /// deinit) rather than a stored `var`, whose every read a dynamic exclusivity check would
+    /// guard, since inserting calls code the optimizer cannot see through.
+    private var transportsByTuple: [DatagramTuple: DatagramReceiver] {
+        _read { yield tupleTable.pointee }
+        _modify { yield &tupleTable.pointee }
+    }
+    private let tupleTable: UnsafeMutablePointer<[DatagramTuple: DatagramReceiver]>
     private var tickables: [ObjectIdentifier: WorkerTickable] = [:]
     private var nextTick: UInt64 = 0
 
@@ -122,20 +134,25 @@ public final class MediaWorker: @unchecked Sendable {
             tcpReadBuffer = Self.makeTCPReadBuffer()
         }
 
+        // Nothing below throws: what is allocated here is freed by deinit.
+        tupleTable = .allocate(capacity: 1)
+        tupleTable.initialize(to: [:])
         recvBatch = sluice_mmsg_batch_create(UInt32(Self.batchSize))
         recvAddresses = .allocate(capacity: Self.batchSize)
         recvAddresses.initialize(repeating: sockaddr_storage(), count: Self.batchSize)
-        recvBuffers = []
+        recvBuffers = .allocate(capacity: Self.batchSize)
         for i in 0..<Self.batchSize {
             let buffer = pool.take()!
-            recvBuffers.append(buffer)
+            (recvBuffers + i).initialize(to: buffer)
             sluice_mmsg_set(recvBatch, UInt32(i), pool.pointer(buffer), PacketBufferPool.bufferSize, recvAddresses + i)
         }
         sendBatch = sluice_mmsg_batch_create(UInt32(Self.sendQueueCapacity))
         sendAddresses = .allocate(capacity: Self.sendQueueCapacity)
         sendAddresses.initialize(repeating: sockaddr_storage(), count: Self.sendQueueCapacity)
-        sendBuffers = [Int32](repeating: -1, count: Self.sendQueueCapacity)
-        sendSockets = [Int32](repeating: -1, count: Self.sendQueueCapacity)
+        sendBuffers = .allocate(capacity: Self.sendQueueCapacity)
+        sendBuffers.initialize(repeating: -1, count: Self.sendQueueCapacity)
+        sendSockets = .allocate(capacity: Self.sendQueueCapacity)
+        sendSockets.initialize(repeating: -1, count: Self.sendQueueCapacity)
     }
 
     /// A non-blocking UDP socket bound to `bindAddress` (port 0: any free port).
@@ -176,6 +193,11 @@ public final class MediaWorker: @unchecked Sendable {
         sluice_mmsg_batch_destroy(sendBatch)
         recvAddresses.deallocate()
         sendAddresses.deallocate()
+        recvBuffers.deallocate()
+        sendBuffers.deallocate()
+        sendSockets.deallocate()
+        tupleTable.deinitialize(count: 1)
+        tupleTable.deallocate()
     }
 
     // MARK: Control side (any thread)

@@ -59,8 +59,18 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
     /// The worker socket this transport's UDP traffic uses (and its ufrag is registered on).
     public let socket: WorkerSocket
     public let parameters: TransportParameters
-    public weak var delegate: WebRTCTransportDelegate?
-    public private(set) var state: State = .new
+    public var delegate: WebRTCTransportDelegate? {
+        get { delegateStorage }
+        set { delegateStorage = newValue }
+    }
+    public var state: State { stateStorage }
+    // Private storage behind the public properties: a `public` stored property of a class is
+    // read under a dynamic exclusivity check (swift_beginAccess, about 70 instructions) on each
+    // access, since another module might reach it; a private one that is only ever read and
+    // assigned, never held across a call, has its checks removed by the optimizer. `state` is
+    // read for every packet sent and received (and by every consumer's `isConnected`).
+    private weak var delegateStorage: WebRTCTransportDelegate?
+    private var stateStorage: State = .new
 
     private let ice: ICELiteServer
     /// Only in the client role.
@@ -79,7 +89,12 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
     /// that counts heap allocations on the packet path installs its counter here. `package`,
     /// not `public`: only this package's tests see it (in release too, where the allocation
     /// test runs and `@testable` is not available), never an app that links the SDK.
-    package static var rtpPathProbe: (@convention(c) (Int32) -> Void)?
+    package static var rtpPathProbe: PacketPathProbes.Probe? {
+        get { PacketPathProbes.slots[PacketPathProbes.rtpPath] }
+        set { PacketPathProbes.slots[PacketPathProbes.rtpPath] = newValue }
+    }
+    /// `PacketPathProbes.slots`, read once here, so a packet reads an instance constant.
+    private let probes = PacketPathProbes.slots
 
     /// Counters for stats and the log.
     public private(set) var srtpErrors: UInt64 = 0
@@ -190,7 +205,7 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
         guard tuple != selected else { return }
         selected = tuple
         if state == .new {
-            state = .connecting
+            stateStorage = .connecting
             if parameters.dtlsRole == .client {
                 dtls.start()
                 flushDTLS()
@@ -227,7 +242,7 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
             fail(.dtlsError)
             return
         }
-        state = .connected
+        stateStorage = .connected
         delegate?.transportDidConnect(self)
     }
 
@@ -244,7 +259,7 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
             ice.refreshConsent(now: now)
             delegate?.transport(self, didReceiveRTCP: UnsafeMutableRawBufferPointer(rebasing: datagram[0..<length]), now: now)
         } else {
-            let probe = Self.rtpPathProbe
+            let probe = probes[PacketPathProbes.rtpPath]
             probe?(1)
             defer { probe?(0) }
             guard srtpIn.unprotectRTP(datagram.baseAddress!, length: &length) else {
@@ -329,7 +344,7 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
 
     private func fail(_ failure: TransportFailure) {
         guard state != .failed && state != .closed else { return }
-        state = .failed
+        stateStorage = .failed
         worker.unregister(receiver: self)
         delegate?.transport(self, didFail: failure)
     }
@@ -341,7 +356,7 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
             dtls.close()
             flushDTLS()
         }
-        state = .closed
+        stateStorage = .closed
         worker.unregister(receiver: self)
     }
 }

@@ -1,4 +1,5 @@
 import SluiceClient
+import SluiceTestMedia
 
 /// A player's continuity figures, summed over its kinds: what `--assert-no-loss` judges.
 public struct ContinuityCounts: Sendable, Equatable, Codable {

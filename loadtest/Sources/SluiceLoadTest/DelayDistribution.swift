@@ -1,4 +1,5 @@
 import SluiceClient
+import SluiceTestMedia
 
 /// One-way delays of many players merged, in the buckets of the SDK's `DelayHistogram`
 /// (25 µs up to 100 ms, 10 ms up to 10 s, then overflow). Differences of two snapshots give an interval's

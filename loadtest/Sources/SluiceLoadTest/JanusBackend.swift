@@ -1,5 +1,6 @@
 import Foundation
 import SluiceClient
+import SluiceTestMedia
 import SluiceWire
 
 /// Janus VideoRoom as the target: one room for the run (created at the start, destroyed at

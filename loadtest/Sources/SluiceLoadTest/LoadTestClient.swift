@@ -1,4 +1,5 @@
 import SluiceClient
+import SluiceTestMedia
 
 /// A publisher or player of any target: joins, then runs until stopped.
 protocol LoadTestClient: AnyObject, Sendable {

@@ -1,4 +1,5 @@
 import SluiceClient
+import SluiceTestMedia
 import SluiceRTP
 import Synchronization
 

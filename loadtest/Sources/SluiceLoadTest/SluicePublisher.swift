@@ -1,5 +1,6 @@
 import Foundation
 import SluiceClient
+import SluiceTestMedia
 import SluiceWire
 
 /// One publisher against Sluice: a session and a `publish` PeerConnection fed by a

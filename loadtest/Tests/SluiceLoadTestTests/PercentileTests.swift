@@ -1,4 +1,5 @@
 import SluiceClient
+import SluiceTestMedia
 import Testing
 @testable import SluiceLoadTest
 

@@ -1,4 +1,5 @@
 #if canImport(SluiceTransport)
+import SluiceClient
 import SluiceWire
 
 /// Drives a publishing `PeerConnection` from synthetic sources: on every worker tick it sends
