@@ -16,14 +16,37 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     weak var upstream: (any StreamUpstream)?
     var report: (WorkerEvent) -> Void = { _ in }
 
-    private(set) var forwarder: Forwarder
     let sender: RTPSender
-    private var prober = Prober()
     private var feedback: PlayerFeedback
 
-    private var announcedPlaying = false
+    /// What each packet and each worker tick touch, in memory the consumer owns (freed in
+    /// deinit): as stored `var`s mutated through calls they would each cost a dynamic
+    /// exclusivity check per packet (docs/design.md, hot-path rule 8). Worker thread only.
+    private struct PacketState {
+        var forwarder: Forwarder
+        var prober = Prober()
+        var announcedPlaying = false
+        var nextReport: UInt64 = 0
+    }
+    private let packetState: UnsafeMutablePointer<PacketState>
+    private(set) var forwarder: Forwarder {
+        _read { yield packetState.pointee.forwarder }
+        _modify { yield &packetState.pointee.forwarder }
+    }
+    private var prober: Prober {
+        _read { yield packetState.pointee.prober }
+        _modify { yield &packetState.pointee.prober }
+    }
+    private var announcedPlaying: Bool {
+        get { packetState.pointee.announcedPlaying }
+        set { packetState.pointee.announcedPlaying = newValue }
+    }
+    private var nextReport: UInt64 {
+        get { packetState.pointee.nextReport }
+        set { packetState.pointee.nextReport = newValue }
+    }
+
     private var hasSource = false
-    private var nextReport: UInt64 = 0
     private let statsBoard: StatsBoard?
     private var quality: ConnectionQuality?
     private var targetReason = LayerSelector.Reason.constraints
@@ -41,11 +64,18 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         self.transport = transport
         self.statsBoard = statsBoard
         let video = parameters.video
-        forwarder = Forwarder(audio: parameters.audio.map { _ in Forwarder.Track(enabled: constraints.audio) },
-                              video: video.map { _ in Forwarder.Track(enabled: constraints.video != nil) },
-                              rewritesVP8: video.map { CodecKind($0.codecName) == .vp8 } ?? false)
+        packetState = .allocate(capacity: 1)
+        packetState.initialize(to: PacketState(forwarder: Forwarder(
+            audio: parameters.audio.map { _ in Forwarder.Track(enabled: constraints.audio) },
+            video: video.map { _ in Forwarder.Track(enabled: constraints.video != nil) },
+            rewritesVP8: video.map { CodecKind($0.codecName) == .vp8 } ?? false)))
         sender = RTPSender(transport: transport, audio: parameters.audio, video: video)
         feedback = PlayerFeedback(audioSSRC: parameters.audio?.localSSRC, videoSSRC: video?.localSSRC)
+    }
+
+    deinit {
+        packetState.deinitialize(count: 1)
+        packetState.deallocate()
     }
 
     /// A publisher arrived or left. The next packet of each kind restarts the output

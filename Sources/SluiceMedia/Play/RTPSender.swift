@@ -10,22 +10,60 @@ import SluiceWire
 /// (`SendHistory`) and for sender reports.
 final class RTPSender {
     let transport: WebRTCTransport
-    private(set) var audio: OutgoingTrack?
-    private(set) var video: OutgoingTrack?
+
+    /// What each packet writes, in memory the sender owns (freed in deinit) rather than stored
+    /// `var`s: those a packet mutates through calls would each cost a dynamic exclusivity
+    /// check per packet (docs/design.md, hot-path rule 8). Worker thread only; no access
+    /// overlaps another.
+    private struct SendState {
+        var audio: OutgoingTrack?
+        var video: OutgoingTrack?
+        var history: SendHistory
+        var sent = SentPacketMap()
+        var transportSequence: UInt16 = 1
+        /// The transport-wide sequence number the header being written took, or -1.
+        var pendingTransportSequence: Int32 = -1
+    }
+    private let state: UnsafeMutablePointer<SendState>
+    private(set) var audio: OutgoingTrack? {
+        _read { yield state.pointee.audio }
+        _modify { yield &state.pointee.audio }
+    }
+    private(set) var video: OutgoingTrack? {
+        _read { yield state.pointee.video }
+        _modify { yield &state.pointee.video }
+    }
     /// What was sent when, for the player's transport-cc feedback.
-    private(set) var history: SendHistory
+    private(set) var history: SendHistory {
+        _read { yield state.pointee.history }
+        _modify { yield &state.pointee.history }
+    }
+    private var sent: SentPacketMap {
+        _read { yield state.pointee.sent }
+        _modify { yield &state.pointee.sent }
+    }
+    private var transportSequence: UInt16 {
+        get { state.pointee.transportSequence }
+        set { state.pointee.transportSequence = newValue }
+    }
+    private var pendingTransportSequence: Int32 {
+        get { state.pointee.pendingTransportSequence }
+        set { state.pointee.pendingTransportSequence = newValue }
+    }
     private(set) var paddingBytes: UInt64 = 0
-    private var sent = SentPacketMap()
-    private var transportSequence: UInt16 = 1
-    /// The transport-wide sequence number the header being written took, or -1.
-    private var pendingTransportSequence: Int32 = -1
     private var rtcpScratch = [UInt8](repeating: 0, count: 1500)
 
     init(transport: WebRTCTransport, audio: TrackParameters?, video: TrackParameters?) {
         self.transport = transport
-        self.audio = audio.map(OutgoingTrack.init)
-        self.video = video.map(OutgoingTrack.init)
-        history = SendHistory(enabled: audio?.extensions.transportCC != nil || video?.extensions.transportCC != nil)
+        state = .allocate(capacity: 1)
+        state.initialize(to: SendState(
+            audio: audio.map(OutgoingTrack.init), video: video.map(OutgoingTrack.init),
+            history: SendHistory(enabled: audio?.extensions.transportCC != nil || video?.extensions.transportCC != nil)))
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     /// What goes to the player now (kbit/s), both kinds (padding not counted), for the estimators.
