@@ -63,12 +63,12 @@ public final class MediaWorker: @unchecked Sendable {
     private let recvAddresses: UnsafeMutablePointer<sockaddr_storage>
 
     // Send side.
-    private let sendBatch: OpaquePointer
-    private let sendBuffers: UnsafeMutablePointer<Int32>
-    private let sendAddresses: UnsafeMutablePointer<sockaddr_storage>
+    let sendBatch: OpaquePointer
+    let sendBuffers: UnsafeMutablePointer<Int32>
+    let sendAddresses: UnsafeMutablePointer<sockaddr_storage>
     /// The socket each queued datagram leaves by.
-    private let sendSockets: UnsafeMutablePointer<Int32>
-    private var sendCount = 0
+    let sendSockets: UnsafeMutablePointer<Int32>
+    var sendCount = 0
 
     // Demultiplexing tables.
     var transportsByUfrag: [ICEUfragKey: (socket: Int32, receiver: DatagramReceiver)] = [:]
@@ -298,34 +298,6 @@ public final class MediaWorker: @unchecked Sendable {
         tickables[ObjectIdentifier(item)] = nil
     }
 
-    /// Queues pool buffer `buffer` (its first `length` bytes) on `path`: in the UDP batch, or
-    /// framed into the TCP connection's queue (copied, so the buffer goes back at once). The
-    /// worker owns the buffer from here and returns it to the pool after sending.
-    @inline(__always)
-    public func queueSend(buffer: Int32, length: Int, path: MediaPath) {
-        guard path.kind == .udp else {
-            queueTCPSend(buffer: buffer, length: length, path: path)
-            return
-        }
-        if sendCount == Self.sendQueueCapacity { flushSends() }
-        let slot = sendCount
-        sendBuffers[slot] = buffer
-        sendSockets[slot] = path.local
-        path.remote.write(to: sendAddresses + slot)
-        sluice_mmsg_set(sendBatch, UInt32(slot), pool.pointer(buffer), length, sendAddresses + slot)
-        sendCount += 1
-    }
-
-    /// Copies `bytes` into a pool buffer and queues it. For control-rate packets (STUN, DTLS).
-    public func queueSend(copying bytes: UnsafeRawBufferPointer, path: MediaPath) {
-        guard bytes.count <= PacketBufferPool.bufferSize, let buffer = pool.take() else {
-            datagramsDropped.add(1, ordering: .relaxed)
-            return
-        }
-        pool.pointer(buffer).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
-        queueSend(buffer: buffer, length: bytes.count, path: path)
-    }
-
     private func run() {
         var tags = [UInt64](repeating: 0, count: Self.eventsPerWait)
         var flags = [UInt32](repeating: 0, count: Self.eventsPerWait)
@@ -421,65 +393,4 @@ public final class MediaWorker: @unchecked Sendable {
         }
         receiver.receive(bytes, from: .udp(socket: tuple.socket, remote: tuple.remote), now: now)
     }
-
-    func flushSends() {
-        // One sendmmsg per run of datagrams leaving by the same socket (a server has one).
-        var start = 0
-        var sent = 0
-        while start < sendCount {
-            let socket = sendSockets[start]
-            var end = start + 1
-            while end < sendCount && sendSockets[end] == socket { end += 1 }
-            var next = start
-            while next < end {
-                let result = Int(sluice_sendmmsg(socket, sendBatch, UInt32(next), UInt32(end - next)))
-                if result <= 0 {
-                    // EAGAIN or an unreachable peer: drop the rest of the run rather than stall the loop.
-                    datagramsDropped.add(UInt64(end - next), ordering: .relaxed)
-                    break
-                }
-                next += result
-                sent += result
-            }
-            start = end
-        }
-        if sent > 0 { datagramsOut.add(UInt64(sent), ordering: .relaxed) }
-        for i in 0..<sendCount { pool.give(sendBuffers[i]) }
-        sendCount = 0
-        if !tcp.flushList.isEmpty { flushTCP() }
-    }
-}
-
-/// One UDP socket of a worker: the primary one, or one from `openSocket`.
-public struct WorkerSocket: Hashable, Sendable {
-    public let descriptor: Int32
-    public let localAddress: SocketAddress
-}
-
-/// A path as the worker demultiplexes it: the local socket a datagram came in on and its source.
-struct DatagramTuple: Hashable {
-    let socket: Int32
-    let remote: SocketAddress
-}
-
-public enum WorkerError: Error, CustomStringConvertible {
-    case socket(String)
-
-    public var description: String {
-        switch self {
-        case .socket(let message): return message
-        }
-    }
-}
-
-/// Anything the worker hands datagrams (and TCP frames) to: a WebRTC transport.
-public protocol DatagramReceiver: AnyObject {
-    func receive(_ datagram: UnsafeMutableRawBufferPointer, from path: MediaPath, now: UInt64)
-    /// A TCP connection bound to this receiver closed; nothing more arrives or leaves on `path`.
-    func pathDidClose(_ path: MediaPath)
-}
-
-/// Anything that needs the worker's periodic tick.
-public protocol WorkerTickable: AnyObject {
-    func tick(now: UInt64)
 }

@@ -1,0 +1,33 @@
+import SluiceRTP
+import SluiceTransport
+import SluiceVocabulary
+import SluiceWire
+
+/// A producer's simulcast layers as the router's players and the layer selector see them.
+extension Producer {
+    func selectorLayers(now: UInt64) -> [LayerSelector.Layer] {
+        layers.indices.map { i in
+            LayerSelector.Layer(index: i, width: layers[i].width, height: layers[i].height, fps: layers[i].frames.fps,
+                                bitrateKbps: layers[i].bitrate.kbps, active: layers[i].isActive(now: now))
+        }
+    }
+
+    /// The publisher's wall-clock time (µs) of an RTP timestamp of `layer`, from its last
+    /// sender report; nil before one arrived. Layers have their own RTP clocks, so a switch
+    /// maps both sides through their reports to keep the player's timestamps true.
+    func captureMicros(layer: Int, timestamp: UInt32) -> Int64? {
+        guard layers.indices.contains(layer), layers[layer].senderReportMicros > 0,
+              let clockRate = videoParameters?.clockRate else { return nil }
+        let delta = Int64(Int32(bitPattern: timestamp &- layers[layer].senderReportRTP))
+        return Int64(layers[layer].senderReportMicros) + delta * 1_000_000 / Int64(clockRate)
+    }
+
+    /// Frame rate and temporal layer count of a layer (1 when it has no temporal layers).
+    func layerTiming(_ layer: Int) -> (fps: Double, temporalLayers: Int) {
+        layers.indices.contains(layer) ? (layers[layer].frames.fps, layers[layer].temporalLayers) : (0, 1)
+    }
+
+    func layerSize(_ layer: Int) -> (width: Int, height: Int) {
+        layers.indices.contains(layer) ? (layers[layer].width, layers[layer].height) : (0, 0)
+    }
+}
