@@ -13,17 +13,11 @@ let cLibraries: [Target] = [
 ]
 
 let swift5: [SwiftSetting] = [.swiftLanguageMode(.v5)]
-/// The packet path (transport and media). SwiftPM refuses unsafeFlags in a package depended
-/// on by version, and SluiceClient depends on these targets, so by default there are none
-/// (scripts/check-sdk-dependency.sh checks it): dynamic exclusivity checks stay on, and the
-/// per-packet state is laid out so the optimizer removes them (docs/design.md, hot-path rule 8).
-/// The server's own scripts (scripts/test.sh, run.sh, leaks.sh, loadtest-smoke.sh) set
-/// SLUICE_SERVER_BUILD=1, which also skips the checks that remain (the Consumer's, about 2% of
-/// a forwarded packet's instructions) in release builds. An app that depends on Sluice never
-/// sets it. Keep it the same from build to build: a change rebuilds every packet-path module.
-let serverBuild = Context.environment["SLUICE_SERVER_BUILD"] == "1"
+/// No target has unsafeFlags: SwiftPM refuses them in a package depended on by version, and
+/// SluiceClient depends on the packet-path targets (scripts/check-sdk-dependency.sh checks
+/// it). Swift's dynamic exclusivity checks stay on; the per-packet state is laid out so the
+/// optimizer has none to make (docs/design.md, hot-path rule 8).
 let packetPath: [SwiftSetting] = swift5
-    + (serverBuild ? [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))] : [])
 
 let package = Package(
     name: "Sluice",
@@ -71,8 +65,8 @@ let package = Package(
                                "SluiceControl", "SluiceTransport", "CWebsockets", "COpenSSL"],
                 swiftSettings: swift5),
         .target(name: "SluiceServer",
-                dependencies: ["SluiceJSON", "SluiceJSONParser", "SluiceVocabulary", "SluiceMedia", "SluiceControl",
-                               "SluiceSignaling", "SluiceTransport"],
+                dependencies: ["SluiceWire", "SluiceJSON", "SluiceJSONParser", "SluiceVocabulary", "SluiceMedia",
+                               "SluiceControl", "SluiceSignaling", "SluiceTransport"],
                 swiftSettings: swift5),
         .target(name: "SluiceClient",
                 // The media part needs SluiceTransport (epoll, Linux); signaling builds everywhere.

@@ -6,6 +6,9 @@ hooks to an https:// backend through Sluice's own TLS client.
 
 Certificates are made by each test (tls_pki.py). The control for the browser test is the same
 page over plain http:// from a server without TLS: no secure context, no getUserMedia.
+
+One module, over 400 lines, on purpose: every test here uses the same test CA and certificate
+fixtures (`pki`) and TLS server overrides, and the helpers they share.
 """
 
 import asyncio

@@ -12,8 +12,6 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work="$(mktemp -d /tmp/sluice-sdk-dependency.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
-# A server-only setting the manifest might read must not leak into what an app sees.
-unset SLUICE_SERVER_BUILD
 
 echo "check-sdk-dependency: copying the tree into $work/sluice (a git repo tagged 0.0.1)"
 mkdir -p "$work/sluice"

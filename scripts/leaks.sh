@@ -11,10 +11,6 @@
 set -uo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-# The server's release builds skip Swift's dynamic exclusivity checks (Package.swift,
-# "SLUICE_SERVER_BUILD"); every script that builds the server sets it the same way, so one
-# build's modules serve the next. SLUICE_SERVER_BUILD=0 builds as an app's dependency would.
-export SLUICE_SERVER_BUILD="${SLUICE_SERVER_BUILD-1}"
 cd "$repo"
 command -v valgrind >/dev/null || { echo "leaks: valgrind is missing (scripts/install-deps.sh --test)"; exit 1; }
 

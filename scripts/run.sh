@@ -5,10 +5,6 @@
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-# The server's release builds skip Swift's dynamic exclusivity checks (Package.swift,
-# "SLUICE_SERVER_BUILD"); every script that builds the server sets it the same way, so one
-# build's modules serve the next. SLUICE_SERVER_BUILD=0 builds as an app's dependency would.
-export SLUICE_SERVER_BUILD="${SLUICE_SERVER_BUILD-1}"
 "$repo/scripts/install-deps.sh" >&2
 swift build -c release --package-path "$repo" >&2
 

@@ -17,16 +17,12 @@
 set -uo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-# The server's release builds skip Swift's dynamic exclusivity checks (Package.swift,
-# "SLUICE_SERVER_BUILD"); every script that builds the server sets it the same way, so one
-# build's modules serve the next. SLUICE_SERVER_BUILD=0 builds as an app's dependency would.
-export SLUICE_SERVER_BUILD="${SLUICE_SERVER_BUILD-1}"
 cd "$repo"
 artifacts="$repo/artifacts"
 logs="$artifacts/logs"
 mkdir -p "$logs"
 rm -f "$logs"/*.log  # so the summary never quotes an earlier run
-stages="${SLUICE_STAGES:-deps build sdk unit alloc fuzz interop loadtest leaks}"
+stages="${SLUICE_STAGES:-deps build layers sdk unit alloc fuzz interop loadtest leaks}"
 export FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
 budget="${SLUICE_TIME_BUDGET:-5000}"
 started=$(date +%s)
@@ -76,6 +72,7 @@ run_stage() {
 
 run_stage deps 1200 tail scripts/install-deps.sh --test
 run_stage build 2400 tail swift build -c release
+run_stage layers 300 tail scripts/check-layering.sh
 run_stage sdk 900 tail scripts/check-sdk-dependency.sh
 run_stage unit 2400 full swift test
 # Optimized code is what ships: the zero-allocation forwarding test runs in release (in a

@@ -16,9 +16,7 @@
 #
 # Runs in a private network namespace with only lo. Needs root, valgrind, and release builds
 # with DWARF 4 (valgrind 3.19 reads no DWARF 5):
-#   SLUICE_SERVER_BUILD=1 swift build -c release --scratch-path .build-dwarf4 -Xswiftc -dwarf-version=4 -Xcc -gdwarf-4
-# (SLUICE_SERVER_BUILD=1: the server's build, as scripts/leaks.sh makes .build-dwarf4 too;
-# without it, the build an app depending on Sluice gets: see Package.swift.)
+#   swift build -c release --scratch-path .build-dwarf4 -Xswiftc -dwarf-version=4 -Xcc -gdwarf-4
 #   BIN=.build-dwarf4/release PLAYERS=10 MEASURE=10 RUNS=3 scripts/bench/callgrind.sh
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"

@@ -7,11 +7,13 @@
 #   scripts/bench/exclusivity-checks.sh [BINARY] [PATTERN]
 #   scripts/bench/exclusivity-checks.sh .build-dwarf4/release/sluice 'SluiceMedia8ConsumerC'
 # BINARY needs line tables (the DWARF 4 build of callgrind.sh); default PATTERN: the packet
-# path's modules. Build it without SLUICE_SERVER_BUILD, or there are no checks to find.
+# path's modules.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 binary="${1:-$repo/.build-dwarf4/release/sluice}"
-pattern="${2:-^\$s(10SluiceWire|9SluiceRTP|15SluiceTransport|11SluiceMedia)}"
+# Single quotes: the mangled names start with a literal "$s".
+default_pattern='^\$s(10SluiceWire|9SluiceRTP|15SluiceTransport|11SluiceMedia)'
+pattern="${2:-$default_pattern}"
 for tool in nm objdump awk; do
     command -v "$tool" >/dev/null || { echo "exclusivity-checks: $tool is missing (binutils)"; exit 1; }
 done

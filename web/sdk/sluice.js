@@ -2,6 +2,9 @@
  * Sluice browser SDK: the client side of docs/protocol.md (JSON-RPC 2.0 over a WebSocket,
  * one RTCPeerConnection per publish or play). No dependencies.
  *
+ * One file, over 400 lines, on purpose: a page loads the whole SDK with one script tag and no
+ * bundler, and sluice.mjs re-exports it as a module.
+ *
  * Loading
  *   <script src="/sdk/sluice.js"></script>            classic script: sets window.Sluice
  *   import Sluice from '/sdk/sluice.mjs';               ES module: default export and named exports
