@@ -87,7 +87,13 @@ struct AnswerBuilder {
             chosenCodec.feedback.removeAll { $0.type == "transport-cc" }
             chosenRTX?.feedback.removeAll { $0.type == "transport-cc" }
         }
-        let codecs = [chosenCodec] + (chosenRTX.map { [$0] } ?? [])
+        // The start bitrate goes into the answer's line only: the negotiated codec (what players
+        // of this stream are matched against and told) keeps the offer's own parameters.
+        var writtenCodec = chosenCodec
+        if parameters.role == .publish, !isAudio, let kbps = parameters.videoStartBitrateKbps, kbps > 0 {
+            writtenCodec.parameters = Self.withStartBitrate(kbps, chosenCodec.parameters)
+        }
+        let codecs = [writtenCodec] + (chosenRTX.map { [$0] } ?? [])
         var m = transportSection(kind: offered.kind, proto: offered.proto,
                                  formats: codecs.map { String($0.payloadType) }, mid: mid)
         let direction: MediaDirection = parameters.role == .publish ? .recvonly : .sendonly
@@ -145,6 +151,16 @@ struct AnswerBuilder {
             localSSRCs: localSSRCs,
             maxBitrate: maxBitrate)
         return (m, negotiated)
+    }
+
+    static let startBitrateParameter = "x-google-start-bitrate"
+
+    /// `parameters` with `x-google-start-bitrate=<kbps>` last, replacing one the offer carried.
+    /// libwebrtc reads it from the send codec's parameters, which for a publisher are the answer's.
+    static func withStartBitrate(_ kbps: Int, _ parameters: [FormatParameter]) -> [FormatParameter] {
+        var out = parameters.filter { $0.name.lowercased() != startBitrateParameter }
+        out.append(FormatParameter(name: startBitrateParameter, value: String(kbps)))
+        return out
     }
 
     private func remoteSSRCs(_ offered: MediaDescription) -> [RemoteSSRC] {

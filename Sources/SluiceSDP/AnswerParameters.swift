@@ -58,6 +58,10 @@ public struct AnswerParameters: Sendable, Hashable {
     /// Caps written as b=AS and b=TIAS into the answer's m-lines (publish constraints).
     public var videoBitrateKbps: Int?
     public var audioBitrateKbps: Int?
+    /// Publish only: written as `x-google-start-bitrate` (kbit/s) into the chosen video codec's
+    /// a=fmtp, so that libwebrtc's encoder starts there instead of at its own 300 kbit/s.
+    /// nil writes nothing (and keeps whatever the offer's fmtp said).
+    public var videoStartBitrateKbps: Int?
     /// The o= line's session id.
     public var sessionID: UInt64
 
@@ -65,6 +69,7 @@ public struct AnswerParameters: Sendable, Hashable {
                 candidates: [ServerCandidate], publisherCodecs: PublisherCodecs? = nil,
                 localStreamID: String = "sluice", localAudio: LocalTrack? = nil, localVideo: LocalTrack? = nil,
                 cname: String = "sluice", videoBitrateKbps: Int? = nil, audioBitrateKbps: Int? = nil,
+                videoStartBitrateKbps: Int? = nil,
                 sessionID: UInt64 = UInt64.random(in: 1...UInt64(Int64.max))) {
         self.role = role
         self.iceUfrag = iceUfrag
@@ -78,6 +83,7 @@ public struct AnswerParameters: Sendable, Hashable {
         self.cname = cname
         self.videoBitrateKbps = videoBitrateKbps
         self.audioBitrateKbps = audioBitrateKbps
+        self.videoStartBitrateKbps = videoStartBitrateKbps
         self.sessionID = sessionID
     }
 }
