@@ -97,6 +97,7 @@ public final class MediaEngine: @unchecked Sendable {
         let (answer, parameters) = try negotiator.negotiate(
             offer: request.offer, role: .publish, handle: handle, stream: request.stream,
             candidates: candidates(worker: worker), publisherTracks: nil, constraints: request.constraints,
+            videoStartBitrateKbps: request.startBitrateKbps,
             consentTimeoutMicros: UInt64(config.iceConsentTimeoutSeconds) * 1_000_000)
         var entry = streams[request.stream] ?? StreamEntry()
         entry.publisher = handle

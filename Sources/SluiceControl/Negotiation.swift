@@ -12,6 +12,7 @@ struct Negotiation {
                    candidates: [ServerCandidate],
                    publisherTracks: (audio: TrackParameters?, video: TrackParameters?)?,
                    constraints: StreamConstraints,
+                   videoStartBitrateKbps: Int? = nil,
                    consentTimeoutMicros: UInt64) throws(MediaError) -> (String, EndpointParameters) {
         let localUfrag = RandomToken.make(length: 8)
         let localPassword = RandomToken.make(length: 24)
@@ -23,7 +24,8 @@ struct Negotiation {
             candidates: candidates,
             localStreamID: stream,
             videoBitrateKbps: role == .publish ? constraints.video?.bitrateKbps ?? constraints.video?.maxBitrateKbps : nil,
-            audioBitrateKbps: role == .publish ? constraints.audioBitrateKbps : nil)
+            audioBitrateKbps: role == .publish ? constraints.audioBitrateKbps : nil,
+            videoStartBitrateKbps: role == .publish ? videoStartBitrateKbps : nil)
         if role == .play {
             answerParameters.localAudio = LocalTrack(ssrc: audioSSRC, trackID: "audio")
             // The RTX SSRC is written only if the player offered RTX.

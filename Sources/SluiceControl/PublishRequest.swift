@@ -8,13 +8,17 @@ public struct PublishRequest: Sendable {
     public var constraints: StreamConstraints
     /// Size and rate caps checked against what arrives (`limitExceeded`); none by default.
     public var caps: PublishCaps
+    /// The answer's `x-google-start-bitrate` (kbit/s) for the video codec; nil writes none.
+    /// Signaling decides it from the app's `startBitrate` setting (`StartBitrate`).
+    public var startBitrateKbps: Int?
 
     public init(session: SessionID, stream: String, offer: String, constraints: StreamConstraints,
-                caps: PublishCaps = PublishCaps()) {
+                caps: PublishCaps = PublishCaps(), startBitrateKbps: Int? = nil) {
         self.session = session
         self.stream = stream
         self.offer = offer
         self.constraints = constraints
         self.caps = caps
+        self.startBitrateKbps = startBitrateKbps
     }
 }

@@ -13,15 +13,19 @@ public struct SignalingConfig: Sendable {
         public var requireToken: Bool
         /// Stop a publisher whose top layer stays over `maxWidth`, `maxHeight` or `maxFps`.
         public var stopWhenExceeded: Bool
+        /// The `x-google-start-bitrate` written into publish answers (`StartBitrate`).
+        public var startBitrate: StartBitrate
 
         public init(key: String, hooks: HookSettings? = nil, limits: PublishLimits = PublishLimits(),
-                    secrets: [String] = [], requireToken: Bool = false, stopWhenExceeded: Bool = false) {
+                    secrets: [String] = [], requireToken: Bool = false, stopWhenExceeded: Bool = false,
+                    startBitrate: StartBitrate = .standard) {
             self.key = key
             self.hooks = hooks
             self.limits = limits
             self.secrets = secrets
             self.requireToken = requireToken
             self.stopWhenExceeded = stopWhenExceeded
+            self.startBitrate = startBitrate
         }
     }
 

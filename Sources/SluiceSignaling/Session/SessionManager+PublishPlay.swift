@@ -11,6 +11,11 @@ extension SessionManager {
         if !publishLimits(of: session).allow(constraints) { throw RPCError(MediaError.constraintsExceedLimits) }
     }
 
+    /// The start bitrate setting of the session's app (the default for a session without one).
+    func startBitrate(of session: RPCSession) -> StartBitrate {
+        session.appKey.flatMap { config.app(withKey: $0) }?.startBitrate ?? .standard
+    }
+
     func publish(_ params: RPCParams, id requestID: JSONValue, session: RPCSession, sessionID: SessionID,
                          followUp: inout FollowUp) throws(RPCError) -> JSONValue {
         let stream = try params.streamName()
@@ -26,7 +31,8 @@ extension SessionManager {
                                      constraints: limits.applied(to: constraints),
                                      caps: PublishCaps(maxWidth: limits.maxWidth, maxHeight: limits.maxHeight,
                                                        maxFps: limits.maxFps,
-                                                       stopWhenExceeded: stopsWhenExceeded(session)))
+                                                       stopWhenExceeded: stopsWhenExceeded(session)),
+                                     startBitrateKbps: startBitrate(of: session).kbps(declared: constraints, limits: limits))
         let start = { [unowned self] (session: RPCSession) throws(RPCError) -> JSONValue in
             let answer: MediaAnswer
             do throws(MediaError) {
