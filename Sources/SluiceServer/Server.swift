@@ -57,7 +57,8 @@ public final class Server {
         }
         return SignalingConfig.App(key: app.key, hooks: hooks, limits: PublishLimits(
             maxBitrateKbps: app.maxBitrateKbps, maxWidth: app.maxWidth, maxHeight: app.maxHeight, maxFps: app.maxFps),
-            secrets: app.secrets, requireToken: app.requireToken, stopWhenExceeded: app.stopWhenExceeded)
+            secrets: app.secrets, requireToken: app.requireToken, stopWhenExceeded: app.stopWhenExceeded,
+            startBitrate: StartBitrate(enabled: app.startBitrateEnabled, defaultKbps: app.startBitrateDefaultKbps))
     }
 
     public func start() throws {

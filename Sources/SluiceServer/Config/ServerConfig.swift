@@ -24,6 +24,9 @@ public struct ServerConfig: Sendable {
         public var secrets: [String] = []
         /// Refuse `connect` with the app key alone.
         public var requireToken = false
+        /// `startBitrate`: the `x-google-start-bitrate` of publish answers (on; no default kbit/s).
+        public var startBitrateEnabled = true
+        public var startBitrateDefaultKbps: Int? = nil
     }
 
     public var httpHost = "127.0.0.1"
@@ -136,7 +139,7 @@ public struct ServerConfig: Sendable {
             }
             var apps: [App] = []
             for (i, item) in array.enumerated() {
-                let app = try ConfigReader(item, path: "apps[\(i)]", known: ["key", "hooks", "limits", "secrets", "requireToken"])
+                let app = try ConfigReader(item, path: "apps[\(i)]", known: ["key", "hooks", "limits", "secrets", "requireToken", "startBitrate"])
                 guard let key = app.object["key"]?.stringValue, !key.isEmpty else {
                     throw ConfigError(key: "apps[\(i)].key", problem: "is required and must be a non-empty string")
                 }
@@ -170,6 +173,7 @@ public struct ServerConfig: Sendable {
                 if entry.requireToken && entry.secrets.isEmpty {
                     throw ConfigError(key: "apps[\(i)].requireToken", problem: "needs at least one secret in apps[\(i)].secrets to check tokens with")
                 }
+                try readStartBitrate(app, into: &entry)
                 apps.append(entry)
             }
             config.apps = apps
