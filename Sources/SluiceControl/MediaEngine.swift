@@ -76,6 +76,7 @@ public final class MediaEngine: @unchecked Sendable {
         for media in workerStreams {
             media.report = { [weak self] event in self?.post(event) }
             media.statsBoard = statsBoard
+            media.rtpTimeoutMicros = UInt64(max(0, config.rtpTimeoutSeconds)) * 1_000_000
         }
         for worker in workers { worker.start() }
     }

@@ -15,6 +15,8 @@ public struct MediaEngineConfig: Sendable {
     public var workerLog: (@Sendable (String) -> Void)?
     public var announcedAddresses: [String]
     public var iceConsentTimeoutSeconds: Int
+    /// A publisher that sends no media for this long fails with "Failed by RTP activity"; 0: off.
+    public var rtpTimeoutSeconds = 10
     public var maxStreams: Int
     public var maxPlayersPerStream: Int
 

@@ -9,6 +9,8 @@ package final class WorkerStreams {
     package let security: DTLSSecurity
     package var report: (WorkerEvent) -> Void = { _ in }
     package var statsBoard: StatsBoard?
+    /// `rtc.rtpTimeoutSeconds` in microseconds, for every publisher of this worker (0: off).
+    package var rtpTimeoutMicros: UInt64 = 0
 
     private var routers: [String: Router] = [:]
     private var producers: [StreamHandle: Producer] = [:]
@@ -23,6 +25,7 @@ package final class WorkerStreams {
         guard let transport = makeTransport(parameters) else { return }
         let producer = Producer(parameters: parameters, transport: transport, statsBoard: statsBoard)
         producer.capWatch = PublishCapWatch(caps: caps)
+        producer.rtpActivity = RTPActivityWatch(timeoutMicros: rtpTimeoutMicros)
         producer.report = report
         producer.setBitrateCap(constraints.video?.bitrateKbps ?? constraints.video?.maxBitrateKbps)
         transport.delegate = producer

@@ -19,13 +19,15 @@ public final class Server {
         guard let bind = SocketAddress(host: config.rtcBindAddress, port: UInt16(config.rtcPort)) else {
             throw ConfigError(key: "rtc.bindAddress", problem: "is not an address")
         }
-        media = try MediaEngine(config: MediaEngineConfig(
+        var mediaConfig = MediaEngineConfig(
             bindAddress: bind, basePort: UInt16(config.rtcPort), workers: config.workerCount,
             announcedAddresses: config.announcedAddresses,
             iceConsentTimeoutSeconds: config.iceConsentTimeoutSeconds,
             maxStreams: config.maxStreams, maxPlayersPerStream: config.maxPlayersPerStream,
             tcpBasePort: config.tcpPortOrNil.map { UInt16($0) },
-            workerLog: Server.workerLog(level: level)))
+            workerLog: Server.workerLog(level: level))
+        mediaConfig.rtpTimeoutSeconds = config.rtpTimeoutSeconds
+        media = try MediaEngine(config: mediaConfig)
         var signalingConfig = SignalingConfig(host: config.httpHost, port: config.httpPort,
                                               apps: config.apps.map(Server.signalingApp),
                                               serverVersion: SluiceVersion.string)

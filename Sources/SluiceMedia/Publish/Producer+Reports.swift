@@ -45,6 +45,7 @@ extension Producer {
             requestKeyFrames(requests)
         }
         checkCaps(now: now)
+        checkRTPActivity(now: now)
         updateQuality()
         statsBoard?.publish(stats(now: now))
     }
@@ -177,6 +178,15 @@ extension Producer {
                 report(.failed(parameters.handle, .limitExceeded(exceeded.limit)))
                 return
             }
+        }
+    }
+
+    /// A publisher whose media stopped while its transport stays up fails (the control plane
+    /// ends the handle on `.failed`). Whether the transport is connected does not matter:
+    /// one that drops fails by itself, and the control plane ends a handle only once.
+    func checkRTPActivity(now: UInt64) {
+        if rtpActivity.hasExpired(lastMediaMicros: lastMediaMicros, now: now) {
+            report(.failed(parameters.handle, .rtpActivity))
         }
     }
 

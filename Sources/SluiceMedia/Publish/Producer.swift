@@ -27,6 +27,9 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         var audio: AudioTrack?
         var layers: [VideoLayer]
         var feedback = TransportFeedbackGenerator()
+        /// When the last RTP packet that carries media arrived (not padding); nil before the
+        /// first packet. Read once a second by `checkRTPActivity`.
+        var lastMediaMicros: UInt64?
     }
     private let receiveState: UnsafeMutablePointer<ReceiveState>
     var audio: AudioTrack? {
@@ -40,6 +43,10 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     var feedback: TransportFeedbackGenerator {
         _read { yield receiveState.pointee.feedback }
         _modify { yield &receiveState.pointee.feedback }
+    }
+    var lastMediaMicros: UInt64? {
+        _read { yield receiveState.pointee.lastMediaMicros }
+        _modify { yield &receiveState.pointee.lastMediaMicros }
     }
     let videoParameters: TrackParameters?
     private let videoCodec: CodecKind
@@ -60,6 +67,8 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     var bitrateCapKbps: Int?
     /// Size and rate caps checked against what arrives, once a second.
     var capWatch = PublishCapWatch(caps: PublishCaps())
+    /// `rtc.rtpTimeoutSeconds`: fail a publisher whose media stopped (0: off).
+    var rtpActivity = RTPActivityWatch(timeoutMicros: 0)
 
     struct AudioTrack {
         let parameters: TrackParameters
@@ -179,16 +188,19 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
                                       mediaPayloadType: video.payloadType, layers: &layers)
     }
 
-    private func announcePublishing() {
+    /// The first RTP packet, of any kind, announces the publish and starts the RTP-activity
+    /// clock, so a publisher that never sends media after it is caught as well.
+    private func announcePublishing(now: UInt64) {
         if !announcedPublishing {
             announcedPublishing = true
+            lastMediaMicros = now
             report(.publishing(parameters.handle))
         }
     }
 
     @inline(__always)
     private func receiveAudio(_ packet: RTPPacket, now: UInt64) {
-        announcePublishing()
+        announcePublishing(now: now)
         let clockRate = audio!.parameters.clockRate
         var audioLevel: UInt8?
         if let id = audio!.parameters.extensions.audioLevel, let value = packet.extensionValue(id: id), value.count >= 1 {
@@ -196,7 +208,9 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         }
         audio!.stats.record(sequence: packet.sequenceNumber, timestamp: packet.timestamp, size: packet.buffer.count,
                             clockRate: clockRate, now: now, keyFrame: false)
-        guard packet.payloadLength > 0, let router else { return }
+        guard packet.payloadLength > 0 else { return }
+        lastMediaMicros = now
+        guard let router else { return }
         let requests = router.forward(ForwardedPacket(packet: packet, kind: .audio, layer: 0, isKeyFrame: false,
                                                       temporalLayer: nil, vp8: nil, clockRate: clockRate,
                                                       audioLevel: audioLevel, now: now))
@@ -205,7 +219,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
 
     @inline(__always)
     private func receiveVideo(_ packet: RTPPacket, layer: Int, now: UInt64, isRetransmission: Bool = false) {
-        announcePublishing()
+        announcePublishing(now: now)
         // A packet that arrived already goes no further: a browser probes its bandwidth by
         // resending packets over RTX ("redundant payloads"), and networks duplicate. Forwarded,
         // players' SRTP replay checks would drop the copies, and transport-cc reads them as lost.
@@ -241,8 +255,11 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         }
         layers[layer].frames.record(timestamp: packet.timestamp)
         layers[layer].lastPacketMicros = now
-        // Padding-only packets (bandwidth probes) carry nothing for players.
-        guard packet.payloadLength > 0, let router else { return }
+        // Padding-only packets (bandwidth probes) carry nothing for players, and are no
+        // sign of media: a browser whose camera stopped may go on padding.
+        guard packet.payloadLength > 0 else { return }
+        lastMediaMicros = now
+        guard let router else { return }
         // Key frames the players asked for meanwhile go out now, after the fan-out.
         let requests = router.forward(ForwardedPacket(packet: packet, kind: .video, layer: layer, isKeyFrame: keyFrame,
                                                       temporalLayer: temporalLayer, vp8: vp8, clockRate: clockRate,

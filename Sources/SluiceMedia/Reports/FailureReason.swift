@@ -5,7 +5,7 @@ public enum FailureReason: Sendable, Equatable {
     case iceTimeout
     case dtlsError
     case dtlsFingerprint
-    /// No RTP arrived or went out for too long (reserved: no stage raises it yet).
+    /// A publisher sent no media for `rtc.rtpTimeoutSeconds` (`RTPActivityWatch`).
     case rtpActivity
     /// A publisher stayed over a cap it was told to be stopped for.
     case limitExceeded(PublishLimit)

@@ -48,6 +48,8 @@ public struct ServerConfig: Sendable {
     public var rtcWorkers = 0
     public var announcedAddresses = ["127.0.0.1"]
     public var iceConsentTimeoutSeconds = 10
+    /// `rtc.rtpTimeoutSeconds`: a publisher with no media for this long fails; 0: off.
+    public var rtpTimeoutSeconds = 10
     /// `rtc.turn`: TURN servers (coturn with use-auth-secret) whose credentials `connect` hands out.
     public var turnServers: [TURNServer] = []
     public var apps: [App] = [App(key: "defaultApp", hooksURL: nil, hooksSecret: nil, hooksTimeoutMs: 5000)]
@@ -99,7 +101,7 @@ public struct ServerConfig: Sendable {
         try parseTLS(try server.child("tls", known: ["certificate", "privateKey", "redirectPort"]), into: &config)
 
         let rtc = try top.child("rtc", known: ["bindAddress", "port", "tcpPort", "workers", "announcedAddresses",
-                                               "iceConsentTimeoutSeconds", "turn"])
+                                               "iceConsentTimeoutSeconds", "rtpTimeoutSeconds", "turn"])
         config.rtcBindAddress = try rtc.string("bindAddress", default: config.rtcBindAddress)
         try requireAddress(config.rtcBindAddress, key: "rtc.bindAddress")
         config.rtcPort = try rtc.int("port", default: config.rtcPort, range: 1...65535)
@@ -112,6 +114,7 @@ public struct ServerConfig: Sendable {
             try requireAddress(address, key: "rtc.announcedAddresses[\(i)]")
         }
         config.iceConsentTimeoutSeconds = try rtc.int("iceConsentTimeoutSeconds", default: config.iceConsentTimeoutSeconds, range: 1...300)
+        config.rtpTimeoutSeconds = try rtc.int("rtpTimeoutSeconds", default: config.rtpTimeoutSeconds, range: 0...3600)
         if let turn = rtc.object["turn"] { config.turnServers = try TURNConfig.parse(turn, key: "rtc.turn") }
         if config.rtcPort + max(config.rtcWorkers, 1) - 1 > 65535 {
             throw ConfigError(key: "rtc.port", problem: "leaves no room for one port per worker")
