@@ -1,0 +1,71 @@
+"""A publisher's media stops while its ICE and DTLS stay up (issue 9, "Failed by RTP activity").
+
+aiortc's senders get replaceTrack(None): their RTP loop then idles, while aiortc keeps sending
+RTCP sender reports and aioice its consent checks, so the transport stays up and only the
+media is gone. With rtc.rtpTimeoutSeconds at 2 the publisher must fail with "Failed by RTP
+activity", and its `wait: true` player must get UNPUBLISHED "Stopped by publisher stop" and keep
+its handle. The control is a second publisher on the same server that keeps sending over the
+same window: it stays PUBLISHING and its player keeps decoding."""
+
+import asyncio
+import time
+
+import pytest
+
+from sessions import close_all, play, publish
+
+RTP_TIMEOUT_SECONDS = 2
+
+
+@pytest.fixture
+def server_config_overrides():
+    # The consent timeout stays at its 10 s, so an ICE timeout cannot be what ends the stream.
+    return {"rtc": {"rtpTimeoutSeconds": RTP_TIMEOUT_SECONDS, "iceConsentTimeoutSeconds": 10}}
+
+
+def test_publisher_whose_media_stops_fails_by_rtp_activity(server):
+    asyncio.run(_media_stops(server))
+
+
+async def _media_stops(server):
+    stalled = steady = waiting = watcher = None
+    try:
+        stalled = await publish(server.ws_url, "rtp-stall")
+        steady = await publish(server.ws_url, "rtp-steady")
+        for pub in (stalled, steady):
+            await pub.client.wait_status(pub.handle, "PUBLISHING", 15)
+        waiting = await play(server.ws_url, "rtp-stall", wait=True)
+        watcher = await play(server.ws_url, "rtp-steady")
+        for player in (waiting, watcher):
+            await player.client.wait_status(player.handle, "PLAYING", 15)
+            await player.peer.wait_frames(5, 10)
+
+        # The media stops; the connection does not.
+        for sender in stalled.peer.pc.getSenders():
+            sender.replaceTrack(None)
+        stopped_at = time.monotonic()
+        frames_at_stop = len(watcher.peer.frames)
+
+        failed = await stalled.client.wait_status(stalled.handle, "FAILED", RTP_TIMEOUT_SECONDS + 8)
+        assert failed.params.get("info") == "Failed by RTP activity", failed.params
+        waited = time.monotonic() - stopped_at
+        # ICE and DTLS were up all along: the publisher's side never saw its connection fail.
+        assert stalled.peer.pc.connectionState == "connected", stalled.peer.pc.connectionState
+
+        # The waiting player is told, and keeps its handle (protocol.md: as for any publisher end).
+        gone = await waiting.client.wait_status(waiting.handle, "UNPUBLISHED", 5)
+        assert gone.params.get("info") == "Stopped by publisher stop", gone.params
+        stats = await waiting.client.get_stats(waiting.handle)
+        assert stats.get("handle") == waiting.handle, stats
+
+        # Control: the publisher that kept sending, over the same window and a second more.
+        await asyncio.sleep(1)
+        assert "FAILED" not in steady.client.statuses(steady.handle), steady.client.notifications
+        assert steady.client.statuses(steady.handle)[-1] == "PUBLISHING", steady.client.statuses(steady.handle)
+        assert watcher.client.statuses(watcher.handle)[-1] == "PLAYING", watcher.client.statuses(watcher.handle)
+        decoded = len(watcher.peer.frames) - frames_at_stop
+        assert decoded >= 15 * RTP_TIMEOUT_SECONDS, f"the steady stream's player decoded {decoded} frames"
+        print(f"FAILED 'Failed by RTP activity' {waited:.1f} s after the media stopped; "
+              f"the steady stream's player decoded {decoded} frames meanwhile")
+    finally:
+        await close_all(stalled, steady, waiting, watcher)
