@@ -1,3 +1,4 @@
+import SluiceRTP
 import Testing
 @testable import SluiceMedia
 
@@ -41,10 +42,10 @@ struct VP8MungerTests {
         var munger = VP8Munger()
         #expect(rewrite(&munger, pictureID: 10, tl0: 1) == (10, 1))
         for _ in 0..<2 {  // two packets of picture 11
-            descriptor(pictureID: 11, tl0: 1).withUnsafeBytes { munger.skip($0) }
+            descriptor(pictureID: 11, tl0: 1).withUnsafeBytes { munger.skip(VP8PayloadDescriptor(parsing: $0)!) }
         }
         #expect(rewrite(&munger, pictureID: 12, tl0: 2) == (11, 2))
-        descriptor(pictureID: 0x7fff, tl0: 2).withUnsafeBytes { munger.skip($0) }
+        descriptor(pictureID: 0x7fff, tl0: 2).withUnsafeBytes { munger.skip(VP8PayloadDescriptor(parsing: $0)!) }
         #expect(rewrite(&munger, pictureID: 0, tl0: 3) == (0x7fff - 2 + 1, 3))
     }
 

@@ -50,7 +50,6 @@ final class RTPSender {
         get { state.pointee.pendingTransportSequence }
         set { state.pointee.pendingTransportSequence = newValue }
     }
-    private(set) var paddingBytes: UInt64 = 0
     private var rtcpScratch = [UInt8](repeating: 0, count: 1500)
 
     init(transport: WebRTCTransport, audio: TrackParameters?, video: TrackParameters?) {
@@ -186,7 +185,6 @@ final class RTPSender {
                 return
             }
             raw[0] |= 0x20
-            paddingBytes += UInt64(writer.offset)
             remaining -= writer.offset
             emit(buffer: buffer, length: writer.offset, now: now)
         }

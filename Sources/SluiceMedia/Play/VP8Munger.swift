@@ -23,11 +23,6 @@ struct VP8Munger {
         pictureIDOffset = (pictureIDOffset + 1) % (descriptor.hasLongPictureID ? 0x8000 : 0x80)
     }
 
-    mutating func skip(_ payload: UnsafeRawBufferPointer) {
-        guard let descriptor = VP8PayloadDescriptor(parsing: payload) else { return }
-        skip(descriptor)
-    }
-
     /// The next packet starts a new source.
     mutating func restart() {
         restarting = true

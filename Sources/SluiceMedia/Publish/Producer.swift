@@ -242,7 +242,9 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
             keyFrame = videoCodec.isKeyFrame(payload)
         }
         if keyFrame { layers[layer].keyFrameRequests.keyFrameArrived() }
-        if keyFrame, let size = videoCodec.keyFrameSize(payload),
+        // VP8's size is read through the descriptor parsed above; other codecs parse their own.
+        let size = keyFrame ? (vp8.map { $0.keyFrameSize(in: payload) } ?? videoCodec.keyFrameSize(payload)) : nil
+        if let size,
            size.width != layers[layer].width || size.height != layers[layer].height {
             layers[layer].width = size.width
             layers[layer].height = size.height
