@@ -73,6 +73,7 @@ public final class MediaEngine: @unchecked Sendable {
         }
         self.workers = workers
         workerStreams = workers.map { WorkerStreams(worker: $0, security: security) }
+        WorkerStreams.link(workerStreams)
         for media in workerStreams {
             media.report = { [weak self] event in self?.post(event) }
             media.statsBoard = statsBoard
@@ -83,6 +84,20 @@ public final class MediaEngine: @unchecked Sendable {
 
     /// The media port of each worker (after binding, so an ephemeral port is known).
     public var ports: [UInt16] { workers.map(\.localAddress.port) }
+    /// What each worker's cross-worker fan-out moved (for /metrics; any thread).
+    public struct RelayCounters: Sendable {
+        public var worker: Int
+        public var handed: UInt64
+        public var dropped: UInt64
+        public var delivered: UInt64
+    }
+    public var relayCounters: [RelayCounters] {
+        workerStreams.enumerated().map { index, streams in
+            let counters = streams.relayCounters
+            return RelayCounters(worker: index, handed: UInt64(counters.handed), dropped: counters.dropped,
+                                 delivered: counters.delivered)
+        }
+    }
     /// The ICE-TCP port of each worker; empty when TCP is off.
     public var tcpPorts: [UInt16] { workers.compactMap(\.localTCPAddress?.port) }
 
@@ -123,7 +138,8 @@ public final class MediaEngine: @unchecked Sendable {
         if entry == nil, streams.count >= config.maxStreams {
             throw .limitReached("Too many streams (limits.maxStreams is \(config.maxStreams))")
         }
-        let worker = workerIndex(for: request.stream)
+        let home = workerIndex(for: request.stream)
+        let worker = leastLoadedWorker()
         let handle = Self.makeHandle(prefix: "play")
         let (answer, parameters) = try negotiator.negotiate(
             offer: request.offer, role: .play, handle: handle, stream: request.stream,
@@ -137,7 +153,7 @@ public final class MediaEngine: @unchecked Sendable {
                                       wait: request.wait, worker: worker)
         let media = workerStreams[worker]
         let constraints = request.constraints
-        workers[worker].execute { media.addPlayer(parameters, constraints: constraints) }
+        workers[worker].execute { media.addPlayer(parameters, constraints: constraints, home: home) }
         emitStatus(handle, .pending, info: nil, ends: false)
         return MediaAnswer(handle: handle, sdp: answer)
     }
@@ -215,12 +231,13 @@ public final class MediaEngine: @unchecked Sendable {
 
     public func streamView(_ name: String) -> StreamView? {
         guard let stream = streams[name] else { return nil }
-        let publisher = stream.publisher.map { handle in
-            statsBoard.snapshot(handle) ?? HandleStats(handle: handle, stream: name, role: .publish, audio: nil, video: nil)
+        func stats(_ handle: StreamHandle, _ role: StreamRole) -> HandleStats {
+            var stats = statsBoard.snapshot(handle) ?? HandleStats(handle: handle, stream: name, role: role, audio: nil, video: nil)
+            stats.worker = handles[handle]?.worker
+            return stats
         }
-        let players = stream.players.map { handle in
-            statsBoard.snapshot(handle) ?? HandleStats(handle: handle, stream: name, role: .play, audio: nil, video: nil)
-        }
+        let publisher = stream.publisher.map { stats($0, .publish) }
+        let players = stream.players.map { stats($0, .play) }
         return StreamView(name: name, publisher: publisher,
                           publisherSession: stream.publisher.flatMap { handles[$0]?.session },
                           players: players, audioMuted: stream.audioMute, videoMuted: stream.videoMute)
@@ -348,12 +365,22 @@ public final class MediaEngine: @unchecked Sendable {
         wakeup()
     }
 
-    /// A stream lives on one worker, chosen from its name, so that a player waiting for a
-    /// name and the publisher who comes later meet on the same worker.
+    /// A stream's home: the worker its publisher is on, chosen from its name, so that the
+    /// workers of players waiting for a name know where the publisher who comes later will be.
     private func workerIndex(for stream: String) -> Int {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in stream.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return Int(hash % UInt64(workers.count))
+    }
+
+    /// Where a new player goes: the worker with the fewest publishers and players (the first
+    /// of those tied). Its worker relays the stream from the home when they differ
+    /// (docs/design.md "One stream on every worker").
+    private func leastLoadedWorker() -> Int {
+        guard workers.count > 1 else { return 0 }
+        var load = [Int](repeating: 0, count: workers.count)
+        for entry in handles.values { load[entry.worker] += 1 }
+        return load.indices.min { load[$0] < load[$1] } ?? 0
     }
 
     /// Every announced address as a UDP host candidate, then (ICE-TCP on) as a passive TCP one.

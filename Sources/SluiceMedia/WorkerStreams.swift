@@ -1,12 +1,18 @@
 import SluiceTransport
 import SluiceVocabulary
+import SluiceWire
 
 /// The streams of one worker: its routers, producers and consumers (`MediaWorker`, in
 /// SluiceTransport, is the loop and sockets they run on). Every method runs on the
 /// worker's thread (reached through `MediaWorker.execute`), so none of it is locked.
+///
+/// A stream's home is the worker its publisher is on; its players may be on any worker. A
+/// worker with players of a stream whose home is another worker relays it: its router is fed
+/// by a `RelayIngress`, and the home's router hands it every packet (`WorkerRelay`).
 package final class WorkerStreams {
     package let worker: MediaWorker
     package let security: DTLSSecurity
+    let relay: WorkerRelay
     package var report: (WorkerEvent) -> Void = { _ in }
     package var statsBoard: StatsBoard?
     /// `rtc.rtpTimeoutSeconds` in microseconds, for every publisher of this worker (0: off).
@@ -15,10 +21,30 @@ package final class WorkerStreams {
     private var routers: [String: Router] = [:]
     private var producers: [StreamHandle: Producer] = [:]
     private var consumers: [StreamHandle: Consumer] = [:]
+    /// The streams this worker relays from their home, by name.
+    private var ingresses: [String: RelayIngress] = [:]
+    private var peers: [Weak] = []
+    private struct Weak { weak var streams: WorkerStreams? }
 
     package init(worker: MediaWorker, security: DTLSSecurity) {
         self.worker = worker
         self.security = security
+        relay = WorkerRelay(index: worker.index, worker: worker)
+        relay.keyFramesRequested = { [unowned self] stream, requests in
+            routers[stream]?.requestKeyFrames(requests)
+        }
+        relay.snapshotArrived = { [unowned self] ingress, snapshot, measured in
+            guard let router = routers[ingress.stream] else { return }
+            let requests = router.apply(snapshot, from: ingress, measured: measured, now: MonotonicClock.nowMicros())
+            if !requests.isEmpty { ingress.requestKeyFrames(requests) }
+        }
+    }
+
+    /// Connects every worker's streams to every other's, for relaying. Once, before any
+    /// stream; `all[i]` is worker i's.
+    package static func link(_ all: [WorkerStreams]) {
+        WorkerRelay.link(all.map(\.relay))
+        for streams in all { streams.peers = all.map { Weak(streams: $0) } }
     }
 
     package func addPublisher(_ parameters: EndpointParameters, constraints: StreamConstraints, caps: PublishCaps = PublishCaps()) {
@@ -34,7 +60,8 @@ package final class WorkerStreams {
         router(parameters.stream).attach(producer)
     }
 
-    package func addPlayer(_ parameters: EndpointParameters, constraints: StreamConstraints) {
+    /// `home`: the worker the stream's publisher is (or will be) on; this one when nil.
+    package func addPlayer(_ parameters: EndpointParameters, constraints: StreamConstraints, home: Int? = nil) {
         guard let transport = makeTransport(parameters) else { return }
         let consumer = Consumer(parameters: parameters, constraints: constraints, transport: transport,
                                 statsBoard: statsBoard)
@@ -42,7 +69,11 @@ package final class WorkerStreams {
         transport.delegate = consumer
         worker.addTickable(consumer)
         consumers[parameters.handle] = consumer
-        router(parameters.stream).add(consumer)
+        if let home, home != worker.index, let router = relayedRouter(parameters.stream, home: home) {
+            router.add(consumer)
+        } else {
+            router(parameters.stream).add(consumer)
+        }
     }
 
     package func remove(_ handle: StreamHandle) {
@@ -62,6 +93,54 @@ package final class WorkerStreams {
                 dropIfEmpty(router)
             }
         }
+    }
+
+    // MARK: Relaying
+
+    /// This worker's router of a stream whose home is another worker: fed by an ingress,
+    /// which the home is asked to hand packets to. nil when there is no such worker.
+    private func relayedRouter(_ stream: String, home: Int) -> Router? {
+        if let existing = routers[stream] { return existing }
+        guard peers.indices.contains(home), let homeStreams = peers[home].streams,
+              let ingress = relay.openIngress(stream: stream, home: home) else { return nil }
+        let created = Router(stream: stream, relay: relay)
+        routers[stream] = created
+        ingresses[stream] = ingress
+        worker.addTickable(ingress)
+        let target = RelayTarget(worker: worker.index, key: ingress.key)
+        homeStreams.worker.execute { [weak homeStreams] in homeStreams?.addRelayTarget(stream, target) }
+        return created
+    }
+
+    /// Home side: another worker has players of `stream`.
+    private func addRelayTarget(_ stream: String, _ target: RelayTarget) {
+        router(stream).addTarget(target)
+    }
+
+    /// Home side: that worker has no players of `stream` left.
+    private func removeRelayTarget(_ stream: String, _ target: RelayTarget) {
+        guard let router = routers[stream] else { return }
+        router.removeTarget(target)
+        dropIfEmpty(router)
+    }
+
+    /// Stops relaying a stream that has no player left here.
+    private func closeRelayed(_ router: Router, _ ingress: RelayIngress) {
+        routers[router.stream] = nil
+        ingresses[router.stream] = nil
+        worker.removeTickable(ingress)
+        if router.source != nil { router.detach(ingress) }
+        relay.closeIngress(ingress)
+        let target = RelayTarget(worker: worker.index, key: ingress.key)
+        let stream = router.stream
+        guard peers.indices.contains(ingress.home), let homeStreams = peers[ingress.home].streams else { return }
+        homeStreams.worker.execute { [weak homeStreams] in homeStreams?.removeRelayTarget(stream, target) }
+    }
+
+    /// What the relay moved (for /metrics): packets handed to other workers and dropped on
+    /// the way, packets delivered here, and buffers still held by other workers.
+    package var relayCounters: (handed: Int, dropped: UInt64, delivered: UInt64) {
+        (relay.handed, relay.handDrops.load(ordering: .relaxed), relay.delivered.load(ordering: .relaxed))
     }
 
     package func update(_ handle: StreamHandle, constraints: StreamConstraints) {
@@ -91,12 +170,16 @@ package final class WorkerStreams {
 
     private func router(_ stream: String) -> Router {
         if let existing = routers[stream] { return existing }
-        let created = Router(stream: stream)
+        let created = Router(stream: stream, relay: relay)
         routers[stream] = created
         return created
     }
 
     private func dropIfEmpty(_ router: Router) {
-        if router.isEmpty { routers[router.stream] = nil }
+        if let ingress = ingresses[router.stream] {
+            if router.consumers.isEmpty { closeRelayed(router, ingress) }
+        } else if router.isEmpty {
+            routers[router.stream] = nil
+        }
     }
 }

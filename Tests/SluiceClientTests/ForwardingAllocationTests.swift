@@ -32,7 +32,19 @@ private func cpuTime(of worker: MediaWorker) async -> UInt64 {
     /// connection's send queue).
     @Test(.enabled(if: isOptimized, "run with swift test -c release"), arguments: PeerConnection.ICETransport.allCases)
     func steadyForwardingAllocatesNothingPerPacket(transport: PeerConnection.ICETransport) async throws {
-        let server = try TestServer()
+        try await measureForwarding(transport: transport, workers: 1)
+    }
+
+    /// Two workers: players on both, so the home worker hands every packet to the other
+    /// (reference counted, through the lock-free queue), which forwards it to its own players.
+    /// Both workers' packet paths are counted.
+    @Test(.enabled(if: isOptimized, "run with swift test -c release"))
+    func crossWorkerForwardingAllocatesNothingPerPacket() async throws {
+        try await measureForwarding(transport: .udp, workers: 2)
+    }
+
+    private func measureForwarding(transport: PeerConnection.ICETransport, workers: Int) async throws {
+        let server = try TestServer(workers: workers)
         defer { server.shutdown() }
 
         let (publisherSession, publisherLog) = try await server.connectedSession()
@@ -83,7 +95,13 @@ private func cpuTime(of worker: MediaWorker) async -> UInt64 {
         let inLibsrtp = sluice_malloc_excluded_count()
         let forwarded = zip(players, before).map { $0.0.1.video.packets + $0.0.1.audio.packets - $0.1 }.reduce(0, +)
 
-        print("forwarding allocations over \(transport): \(allocations) in Sluice, \(inLibsrtp) in libsrtp, "
+        if workers > 1 {
+            let relay = server.server.media.relayCounters
+            let delivered = relay.reduce(0) { $0 + $1.delivered }
+            print("cross-worker: \(relay.map { "worker \($0.worker) handed \($0.handed), delivered \($0.delivered)" })")
+            #expect(delivered > 100, "no packet crossed between workers: \(relay)")
+        }
+        print("forwarding allocations over \(transport), \(workers) worker(s): \(allocations) in Sluice, \(inLibsrtp) in libsrtp, "
               + "over \(forwarded) packets forwarded to 3 players")
         // A figure, not a check: the worker's CPU time per forwarded packet, everything included
         // (the publisher's incoming packets, RTCP, timers, SRTP both ways, sendmmsg).

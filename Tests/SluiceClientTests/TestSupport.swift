@@ -16,13 +16,14 @@ final class TestServer {
     static let secret = "the-client-tests-app-secret-32-bytes"
     let server: Server
 
-    init() throws {
+    /// `workers`: media workers (`rtc.workers`).
+    init(workers: Int = 1) throws {
         var lastError: Error?
         for _ in 0..<20 {
             var config = ServerConfig()
             config.httpPort = Int.random(in: 20000...60000)
             config.rtcPort = Int.random(in: 20000...60000)
-            config.rtcWorkers = 1
+            config.rtcWorkers = workers
             config.logLevel = "error"
             var app = ServerConfig.App(key: Self.appKey, hooksURL: nil, hooksSecret: nil, hooksTimeoutMs: 5000)
             app.secrets = [Self.secret]

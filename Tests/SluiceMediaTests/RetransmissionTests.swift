@@ -1,3 +1,4 @@
+import SluiceTransport
 import SluiceWire
 import Testing
 @testable import SluiceMedia
@@ -58,21 +59,44 @@ struct SentPacketMapTests {
 struct RetransmissionBufferTests {
     @Test func storesOnceAndRecyclesBuffers() throws {
         let pool = PacketBufferPool(capacity: 8)
+        let shared = SharedPackets(pool: pool)
         var buffer = RetransmissionBuffer()
         let packet: [UInt8] = [0x80, 96, 0, 5, 1, 2, 3, 4, 5, 6, 7, 8, 0xaa, 0xbb]
-        packet.withUnsafeBytes { buffer.store($0, sequence: 5, pool: pool) }
-        #expect(pool.available == 7)
-        let stored = try #require(buffer.packet(sequence: 5, pool: pool))
+        let first = packet.withUnsafeBytes { buffer.store($0, sequence: 5, shared: shared) }
+        #expect(first >= 0 && pool.available == 7)
+        let stored = try #require(buffer.packet(sequence: 5, shared: shared))
         #expect(Array(stored) == packet)
-        #expect(buffer.packet(sequence: 6, pool: pool) == nil)
+        #expect(buffer.packet(sequence: 6, shared: shared) == nil)
         // The same slot, 512 numbers later, reuses its buffer.
-        packet.withUnsafeBytes { buffer.store($0, sequence: 5 + UInt16(RetransmissionBuffer.slots), pool: pool) }
-        #expect(pool.available == 7)
-        #expect(buffer.packet(sequence: 5, pool: pool) == nil)
+        let again = packet.withUnsafeBytes { buffer.store($0, sequence: 5 + UInt16(RetransmissionBuffer.slots), shared: shared) }
+        #expect(again == first && pool.available == 7)
+        #expect(buffer.packet(sequence: 5, shared: shared) == nil)
         // What arrived is known, so a browser's redundant RTX is not forwarded twice.
         #expect(buffer.holds(sequence: 5 + UInt16(RetransmissionBuffer.slots)))
         #expect(!buffer.holds(sequence: 5) && !buffer.holds(sequence: 6))
-        buffer.release(to: pool)
+        buffer.release(to: shared)
+        #expect(pool.available == 8)
+    }
+
+    /// A buffer another worker still holds is never rewritten: the slot takes a fresh one, and
+    /// the old one goes back to the pool only after the other worker lets go and the owner
+    /// sweeps.
+    @Test func aBufferHeldElsewhereIsLeftToItsHolder() {
+        let pool = PacketBufferPool(capacity: 8)
+        let shared = SharedPackets(pool: pool)
+        var buffer = RetransmissionBuffer()
+        let packet: [UInt8] = [0x80, 96, 0, 5, 1, 2, 3, 4, 5, 6, 7, 8, 0xaa, 0xbb]
+        let first = packet.withUnsafeBytes { buffer.store($0, sequence: 5, shared: shared) }
+        shared.retain(first)
+        let second = packet.withUnsafeBytes { buffer.store($0, sequence: 5 + UInt16(RetransmissionBuffer.slots), shared: shared) }
+        #expect(second != first && pool.available == 6 && shared.orphansHeld == 1)
+        #expect(shared.bytes(first, count: packet.count).elementsEqual(packet))
+        shared.sweep()
+        #expect(pool.available == 6)
+        shared.releaseRemote(first)
+        shared.sweep()
+        #expect(pool.available == 7 && shared.orphansHeld == 0)
+        buffer.release(to: shared)
         #expect(pool.available == 8)
     }
 }

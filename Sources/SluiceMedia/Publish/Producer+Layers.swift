@@ -31,3 +31,22 @@ extension Producer {
         layers.indices.contains(layer) ? (layers[layer].width, layers[layer].height) : (0, 0)
     }
 }
+
+extension Producer: StreamSource {
+    /// The layers as a worker that relays this stream needs them (`SourceSnapshot`).
+    func snapshot(now: UInt64) -> SourceSnapshot {
+        var snapshot = SourceSnapshot()
+        snapshot.present = true
+        snapshot.isSimulcast = isSimulcast
+        snapshot.clockRate = videoParameters?.clockRate ?? 90_000
+        let selector = selectorLayers(now: now)
+        let stats = layerStats(now: now)
+        snapshot.layers = layers.indices.map { i in
+            SourceSnapshot.Layer(selector: selector[i], stats: stats[i], fps: layers[i].frames.fps,
+                                 temporalLayers: layers[i].temporalLayers,
+                                 senderReportMicros: layers[i].senderReportMicros,
+                                 senderReportRTP: layers[i].senderReportRTP)
+        }
+        return snapshot
+    }
+}

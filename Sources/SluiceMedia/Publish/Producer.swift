@@ -168,12 +168,12 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     /// The stored copy of a packet of `layer`, for a player's NACK.
     func storedPacket(layer: Int, sequence: UInt16) -> UnsafeMutableRawBufferPointer? {
         guard layers.indices.contains(layer) else { return nil }
-        return layers[layer].retransmissions.packet(sequence: sequence, pool: transport.worker.pool)
+        return layers[layer].retransmissions.packet(sequence: sequence, shared: transport.worker.shared)
     }
 
     /// Gives the retransmission buffers back to the worker's pool.
     func releaseBuffers() {
-        for i in layers.indices { layers[i].retransmissions.release(to: transport.worker.pool) }
+        for i in layers.indices { layers[i].retransmissions.release(to: transport.worker.shared) }
     }
 
     /// Which layer a video packet belongs to: by SSRC once known, else by its rid header
@@ -225,8 +225,8 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         // players' SRTP replay checks would drop the copies, and transport-cc reads them as lost.
         guard !layers[layer].retransmissions.holds(sequence: packet.sequenceNumber) else { return }
         layers[layer].nacks.received(packet.sequenceNumber, now: now)
-        layers[layer].retransmissions.store(UnsafeRawBufferPointer(packet.buffer), sequence: packet.sequenceNumber,
-                                            pool: transport.worker.pool)
+        let stored = layers[layer].retransmissions.store(UnsafeRawBufferPointer(packet.buffer),
+                                                         sequence: packet.sequenceNumber, shared: transport.worker.shared)
         let payload = UnsafeRawBufferPointer(packet.payload)
         let keyFrame: Bool
         var temporalLayer: UInt8?
@@ -249,6 +249,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
             layers[layer].width = size.width
             layers[layer].height = size.height
             layerSizeChanged()
+            router?.sizesChanged()
         }
         let clockRate = videoParameters!.clockRate
         if !isRetransmission {
@@ -265,7 +266,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         // Key frames the players asked for meanwhile go out now, after the fan-out.
         let requests = router.forward(ForwardedPacket(packet: packet, kind: .video, layer: layer, isKeyFrame: keyFrame,
                                                       temporalLayer: temporalLayer, vp8: vp8, clockRate: clockRate,
-                                                      audioLevel: nil, now: now))
+                                                      audioLevel: nil, now: now, stored: stored))
         if !requests.isEmpty { requestKeyFrames(requests) }
     }
 

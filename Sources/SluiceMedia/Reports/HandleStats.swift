@@ -12,6 +12,8 @@ public struct HandleStats: Sendable {
     public var transportProtocol: String?
     /// ICE-TCP: packets dropped because the connection's send queue was full (a slow reader).
     public var tcpSendDroppedPackets: UInt64 = 0
+    /// The media worker that serves the handle (admin API only; set by the control plane).
+    public var worker: Int?
 
     public init(handle: StreamHandle, stream: String, role: StreamRole, audio: KindStats?, video: KindStats?) {
         self.handle = handle

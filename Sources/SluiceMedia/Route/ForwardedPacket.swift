@@ -18,4 +18,8 @@ struct ForwardedPacket: ~Copyable {
     /// Audio level of the source, when it sent one (RFC 6464), as its raw byte.
     let audioLevel: UInt8?
     let now: UInt64
+    /// The buffer of this worker's pool that holds the packet for NACKs (the producer's
+    /// retransmission buffer), which other workers are handed by reference; -1 when it is not
+    /// stored (audio, or a relayed packet).
+    var stored: Int32 = -1
 }

@@ -19,3 +19,15 @@ struct KeyFrameRequests: Equatable {
         everyLayer || ((0..<64).contains(layer) && layers & (1 << UInt64(layer)) != 0)
     }
 }
+
+extension KeyFrameRequests {
+    mutating func merge(_ other: KeyFrameRequests) {
+        if other.everyLayer { add(layer: nil) }
+        var bits = other.layers
+        while bits != 0 {
+            let layer = bits.trailingZeroBitCount
+            add(layer: layer)
+            bits &= bits - 1
+        }
+    }
+}

@@ -1,102 +1,162 @@
 import SluiceVocabulary
 import SluiceWire
 
-/// One stream on one worker: its publisher's producer (when there is one) and the
-/// consumers of its players. A player that waits for a publisher stays attached while the
-/// producer comes and goes.
+/// One stream on one worker: its source and the consumers of its players. On the stream's
+/// home worker the source is the publisher's `Producer` (when there is one), and the router
+/// also hands each packet once to every other worker with players of the stream (its relay
+/// targets, `WorkerRelay`). On those workers the source is a `RelayIngress`. A player that
+/// waits for a publisher stays attached while the source comes and goes.
 ///
 /// Consumers see the stream only as a `StreamUpstream`: the router answers their reads from
-/// the producer and collects their key-frame requests.
+/// the source and collects their key-frame requests.
 final class Router {
     let stream: String
-    private(set) var producer: Producer?
-    /// The players, in memory the router owns (freed in deinit) rather than a stored `var`:
-    /// the fan-out reads the list for every packet, and a stored array that `append` and
-    /// `removeAll` mutate is read under a dynamic exclusivity check each time (docs/design.md,
-    /// hot-path rule 8).
-    private(set) var consumers: [Consumer] {
-        _read { yield consumerList.pointee }
-        _modify { yield &consumerList.pointee }
+    /// This worker's relay, through which a home router hands packets to other workers (nil in
+    /// tests that build a router alone).
+    let relay: WorkerRelay?
+    private(set) var source: (any StreamSource)?
+
+    /// What the fan-out reads for every packet, in memory the router owns (freed in deinit)
+    /// rather than stored `var`s: a stored array that `append` and `removeAll` mutate is read
+    /// under a dynamic exclusivity check each time (docs/design.md, hot-path rule 8).
+    private struct FanOut {
+        var consumers: [Consumer] = []
+        var targets: [RelayTarget] = []
     }
-    private let consumerList: UnsafeMutablePointer<[Consumer]>
+    private let fanOut: UnsafeMutablePointer<FanOut>
+    private(set) var consumers: [Consumer] {
+        _read { yield fanOut.pointee.consumers }
+        _modify { yield &fanOut.pointee.consumers }
+    }
+    /// The other workers with players of this stream (home router only).
+    private(set) var targets: [RelayTarget] {
+        _read { yield fanOut.pointee.targets }
+        _modify { yield &fanOut.pointee.targets }
+    }
     /// Stream-wide mute (publisher's or server's), applied by every consumer.
     private(set) var audioMuted = false
     private(set) var videoMuted = false
     private(set) var measuredLayers: [LayerSelector.Layer] = []
 
-    /// True while the producer is calling in (fan-out, layer measurements): key-frame
+    /// True while the source is calling in (fan-out, layer measurements): key-frame
     /// requests then wait in `requested` and go back to it as the call's result.
     private var producerCalling = false
     private var requested = KeyFrameRequests()
 
-    init(stream: String) {
+    init(stream: String, relay: WorkerRelay? = nil) {
         self.stream = stream
-        consumerList = .allocate(capacity: 1)
-        consumerList.initialize(to: [])
+        self.relay = relay
+        fanOut = .allocate(capacity: 1)
+        fanOut.initialize(to: FanOut())
     }
 
     deinit {
-        consumerList.deinitialize(count: 1)
-        consumerList.deallocate()
+        fanOut.deinitialize(count: 1)
+        fanOut.deallocate()
     }
 
-    var isEmpty: Bool { producer == nil && consumers.isEmpty }
+    var isEmpty: Bool { source == nil && consumers.isEmpty && targets.isEmpty }
+    /// The producer, on the stream's home worker while it has a publisher.
+    var producer: Producer? { source as? Producer }
 
-    func attach(_ producer: Producer) {
-        self.producer = producer
-        producer.router = self
-        measuredLayers = producer.selectorLayers(now: MonotonicClock.nowMicros())
+    func attach(_ source: any StreamSource) {
+        self.source = source
+        source.router = self
+        measuredLayers = source.selectorLayers(now: MonotonicClock.nowMicros())
         for consumer in consumers { consumer.sourceChanged(present: true) }
+        publishSnapshot()
     }
 
-    func detach(_ producer: Producer) {
-        guard self.producer === producer else { return }
-        self.producer = nil
-        producer.router = nil
+    func detach(_ source: any StreamSource) {
+        guard self.source === source else { return }
+        self.source = nil
+        source.router = nil
         measuredLayers = []
         for consumer in consumers { consumer.sourceChanged(present: false) }
+        publishSnapshot()
     }
 
     func add(_ consumer: Consumer) {
         consumers.append(consumer)
         consumer.upstream = self
-        consumer.sourceChanged(present: producer != nil)
+        consumer.sourceChanged(present: source != nil)
     }
 
     func remove(_ consumer: Consumer) {
         consumers.removeAll { $0 === consumer }
     }
 
-    /// The fan-out: one packet from the producer to every consumer. Synchronous, on the
-    /// worker thread, in the receive batch (docs/design.md "The packet path"). Returns the
-    /// key frames the consumers asked for meanwhile; the producer sends them.
+    /// Another worker has players of this stream: hand it every packet from now on, and tell
+    /// it what the source is.
+    func addTarget(_ target: RelayTarget) {
+        targets.append(target)
+        relay?.sendSnapshot(snapshot(), to: target, measured: true)
+    }
+
+    func removeTarget(_ target: RelayTarget) {
+        targets.removeAll { $0 == target }
+    }
+
+    /// The fan-out: one packet from the source to every consumer, then once to every other
+    /// worker with players. Synchronous, on the worker thread, in the receive batch
+    /// (docs/design.md "The packet path"). Returns the key frames the consumers asked for
+    /// meanwhile; the source sends them.
     @inline(__always)
     func forward(_ packet: borrowing ForwardedPacket) -> KeyFrameRequests {
         if isMuted(packet.kind) { return KeyFrameRequests() }
         producerCalling = true
         for consumer in consumers { consumer.forward(packet) }
         producerCalling = false
+        if !targets.isEmpty, let relay { relay.hand(packet, to: targets) }
         return takeRequests()
     }
 
-    /// The producer refreshed its layer measurements (about once a second): every consumer
+    /// The source refreshed its layer measurements (about once a second): every consumer
     /// reconsiders its layer, off the packet path. Returns the key frames that asks for.
     func layersMeasured(_ layers: [LayerSelector.Layer], now: UInt64) -> KeyFrameRequests {
         measuredLayers = layers
         producerCalling = true
         for consumer in consumers { consumer.selectLayer(now: now) }
         producerCalling = false
+        if !targets.isEmpty { publishSnapshot(measured: true) }
         return takeRequests()
+    }
+
+    /// A layer's size changed (home router): the relaying workers learn it now, not at the
+    /// next measurement.
+    func sizesChanged() {
+        if !targets.isEmpty { publishSnapshot() }
     }
 
     func setMuted(_ kind: MediaKind, _ muted: Bool) {
         if kind == .audio { audioMuted = muted } else { videoMuted = muted }
         for consumer in consumers { consumer.streamMuteChanged(kind) }
         if kind == .video && !muted { requestKeyFrame(layer: nil) }
+        if !targets.isEmpty { publishSnapshot() }
     }
 
     @inline(__always)
     func isMuted(_ kind: MediaKind) -> Bool { kind == .audio ? audioMuted : videoMuted }
+
+    /// Key frames asked for by players on other workers (home router).
+    func requestKeyFrames(_ requests: KeyFrameRequests) {
+        requested.merge(requests)
+        if !producerCalling { source?.requestKeyFrames(takeRequests()) }
+    }
+
+    /// What a relaying worker must know of the source now (home router).
+    func snapshot() -> SourceSnapshot {
+        var snapshot = producer?.snapshot(now: MonotonicClock.nowMicros()) ?? SourceSnapshot()
+        snapshot.audioMuted = audioMuted
+        snapshot.videoMuted = videoMuted
+        return snapshot
+    }
+
+    private func publishSnapshot(measured: Bool = false) {
+        guard let relay, !targets.isEmpty else { return }
+        let current = snapshot()
+        for target in targets { relay.sendSnapshot(current, to: target, measured: measured) }
+    }
 
     private func takeRequests() -> KeyFrameRequests {
         let taken = requested
@@ -105,33 +165,53 @@ final class Router {
     }
 }
 
+extension Router {
+    /// A relaying worker's news of its source, from the home: the source came, went or
+    /// changed. The ingress is this router's source while the home has a publisher.
+    func apply(_ snapshot: SourceSnapshot, from ingress: RelayIngress, measured: Bool, now: UInt64) -> KeyFrameRequests {
+        ingress.apply(snapshot)
+        if snapshot.audioMuted != audioMuted { setMuted(.audio, snapshot.audioMuted) }
+        if snapshot.videoMuted != videoMuted { setMuted(.video, snapshot.videoMuted) }
+        if snapshot.present && source == nil {
+            attach(ingress)
+        } else if !snapshot.present && source != nil {
+            detach(ingress)
+            // A later publisher numbers its packets anew: none of this one's may answer a NACK.
+            ingress.releasePackets()
+        } else if measured {
+            return layersMeasured(ingress.selectorLayers(now: now), now: now)
+        }
+        return KeyFrameRequests()
+    }
+}
+
 extension Router: StreamUpstream {
-    var isSimulcast: Bool { producer?.isSimulcast ?? false }
+    var isSimulcast: Bool { source?.isSimulcast ?? false }
 
     func layerTiming(_ layer: Int) -> (fps: Double, temporalLayers: Int) {
-        producer?.layerTiming(layer) ?? (0, 1)
+        source?.layerTiming(layer) ?? (0, 1)
     }
 
     func layerSize(_ layer: Int) -> (width: Int, height: Int) {
-        producer?.layerSize(layer) ?? (0, 0)
+        source?.layerSize(layer) ?? (0, 0)
     }
 
     func layerStats(now: UInt64) -> [LayerStats] {
-        producer?.layerStats(now: now) ?? []
+        source?.layerStats(now: now) ?? []
     }
 
     func captureMicros(layer: Int, timestamp: UInt32) -> Int64? {
-        producer?.captureMicros(layer: layer, timestamp: timestamp)
+        source?.captureMicros(layer: layer, timestamp: timestamp)
     }
 
     func storedPacket(layer: Int, sequence: UInt16) -> UnsafeMutableRawBufferPointer? {
-        producer?.storedPacket(layer: layer, sequence: sequence)
+        source?.storedPacket(layer: layer, sequence: sequence)
     }
 
-    /// Queued while the producer is calling in; otherwise (a player's PLI, a player joining,
+    /// Queued while the source is calling in; otherwise (a player's PLI, a player joining,
     /// an unmute) sent at once.
     func requestKeyFrame(layer: Int?) {
         requested.add(layer: layer)
-        if !producerCalling { producer?.requestKeyFrames(takeRequests()) }
+        if !producerCalling { source?.requestKeyFrames(takeRequests()) }
     }
 }

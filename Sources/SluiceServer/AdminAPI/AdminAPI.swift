@@ -168,7 +168,8 @@ public final class AdminAPI {
             version: serverVersion, uptimeSeconds: uptimeSeconds(), sessions: sessions.connectedSessionCount,
             streams: media.streamViews(), appOf: { sessions.session(withID: $0)?.appKey },
             workers: AdminMetrics.workerCounters(media.workers),
-            forwardDelays: AdminMetrics.forwardDelays(media.workers), tcp: AdminTCPMetrics.read(media.workers))
+            forwardDelays: AdminMetrics.forwardDelays(media.workers), tcp: AdminTCPMetrics.read(media.workers),
+            relay: media.relayCounters)
         let text = PrometheusText.render(AdminMetrics.families(input))
         return HTTPResponse(status: 200, contentType: PrometheusText.contentType, body: Array(text.utf8))
     }

@@ -30,6 +30,7 @@ enum AdminJSON {
     static func handle(_ stats: HandleStats, session: SessionID?, identity: String?) -> JSONValue {
         guard case .object(var object) = MediaJSON.stats(stats, identity: identity) else { return .null }
         object["session"] = session.map { .string($0) } ?? .null
+        if let worker = stats.worker { object["worker"] = JSONValue(worker) }
         return .object(object)
     }
 

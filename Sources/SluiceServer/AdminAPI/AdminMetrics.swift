@@ -22,6 +22,8 @@ struct AdminMetrics {
         var forwardDelays: [(index: Int, buckets: [UInt64])] = []
         /// Per worker: its ICE-TCP connections.
         var tcp: [AdminTCPMetrics.Worker] = []
+        /// Per worker: the cross-worker fan-out's counters.
+        var relay: [MediaEngine.RelayCounters] = []
     }
 
     static func families(_ input: Input) -> [PrometheusMetricFamily] {
@@ -74,7 +76,7 @@ struct AdminMetrics {
             }
         }
         return [up, info, uptime, sessions, streams, players] + perStream.all + [received, sent, dropped, delay]
-            + AdminTCPMetrics.families(input.tcp)
+            + AdminTCPMetrics.families(input.tcp) + AdminRelayMetrics.families(input.relay)
     }
 
     static func forwardDelays(_ workers: [MediaWorker]) -> [(index: Int, buckets: [UInt64])] {

@@ -79,6 +79,7 @@ enum AdminOpenAPI {
               "role": {"type": "string", "enum": ["publish", "play"]},
               "session": {"type": "string", "nullable": true},
               "identity": {"type": "string", "description": "the access token's sub of the handle's session, when it has one"},
+              "worker": {"type": "integer", "description": "the media worker that serves the handle (0-based)"},
               "audio": {"$ref": "#/components/schemas/KindStats"},
               "video": {"$ref": "#/components/schemas/KindStats"}
             }

@@ -42,6 +42,16 @@ public final class MediaWorker: @unchecked Sendable {
     public let localTCPAddress: SocketAddress?
     /// Buffers for everything the worker receives and sends. Worker thread only.
     public let pool: PacketBufferPool
+    /// Reference counts over `pool` for packets lent to other workers (`SharedPackets`).
+    public let shared: SharedPackets
+    /// What other workers hand this one (cross-worker fan-out); set before `start`. Held
+    /// weakly: the inlet's owner holds the worker.
+    public var inlet: WorkerInlet? {
+        get { inletSlot.pointee.value }
+        set { inletSlot.pointee.value = newValue }
+    }
+    private struct WeakInlet { weak var value: WorkerInlet? }
+    private let inletSlot: UnsafeMutablePointer<WeakInlet>
 
     let socketFD: Int32
     /// Sockets from `openSocket`, closed by `closeSocket` or `deinit`.
@@ -109,6 +119,9 @@ public final class MediaWorker: @unchecked Sendable {
                 tcpOptions: TCPMediaOptions = TCPMediaOptions(), poolCapacity: Int = 32768) throws(WorkerError) {
         self.index = index
         pool = PacketBufferPool(capacity: poolCapacity)
+        shared = SharedPackets(pool: pool)
+        inletSlot = .allocate(capacity: 1)
+        inletSlot.initialize(to: WeakInlet())
 
         primarySocket = try Self.makeSocket(bindAddress: bindAddress)
         let fd = primarySocket.descriptor
@@ -198,6 +211,8 @@ public final class MediaWorker: @unchecked Sendable {
         sendSockets.deallocate()
         tupleTable.deinitialize(count: 1)
         tupleTable.deallocate()
+        inletSlot.deinitialize(count: 1)
+        inletSlot.deallocate()
     }
 
     // MARK: Control side (any thread)
@@ -220,6 +235,11 @@ public final class MediaWorker: @unchecked Sendable {
         sluice_eventfd_signal(inboxFD)
         if let thread { pthread_join(thread, nil) }
         thread = nil
+    }
+
+    /// Wakes the loop (any thread): another worker handed it packets.
+    public func wake() {
+        sluice_eventfd_signal(inboxFD)
     }
 
     /// Runs `command` on the worker thread at its next loop turn, in submission order.
@@ -301,9 +321,10 @@ public final class MediaWorker: @unchecked Sendable {
     private func run() {
         var tags = [UInt64](repeating: 0, count: Self.eventsPerWait)
         var flags = [UInt32](repeating: 0, count: Self.eventsPerWait)
+        var inletBusy = false
         while running.load(ordering: .acquiring) {
             let now = MonotonicClock.nowMicros()
-            let waitMs = nextTick > now ? Int32((nextTick - now + 999) / 1000) : 0
+            let waitMs = nextTick > now && !inletBusy ? Int32((nextTick - now + 999) / 1000) : 0
             let ready = tags.withUnsafeMutableBufferPointer { tagBuffer in
                 flags.withUnsafeMutableBufferPointer {
                     sluice_epoll_wait_events(epollFD, tagBuffer.baseAddress, $0.baseAddress, Int32(Self.eventsPerWait), waitMs)
@@ -334,6 +355,8 @@ public final class MediaWorker: @unchecked Sendable {
                     forwardDelay.publish()
                 }
             }
+            inletBusy = inlet?.pump(now: MonotonicClock.nowMicros()) ?? false
+            shared.sweep()
             flushSends()
         }
         // Run what is left in the inbox so that shutdown commands take effect.
