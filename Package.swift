@@ -41,6 +41,8 @@ let package = Package(
         .library(name: "SluiceControl", targets: ["SluiceControl"]),
         .library(name: "SluiceSignaling", targets: ["SluiceSignaling"]),
         .library(name: "SluiceClient", targets: ["SluiceClient"]),
+        // For the fuzz package: the cluster's records are read from Redis, written by any node.
+        .library(name: "SluiceCluster", targets: ["SluiceCluster"]),
     ],
     targets: cLibraries + [
         .target(name: "SluiceWire", swiftSettings: packetPath),

@@ -8,6 +8,9 @@ public struct RedisURL: Sendable, Equatable, CustomStringConvertible {
     /// The logical database (`SELECT`), 0 unless the path names one.
     public var database: Int
 
+    static let hostCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_")
+    static let ipv6Characters = Set("0123456789abcdefABCDEF:.")
+
     public init(host: String, port: Int = RedisURL.defaultPort, database: Int = 0) {
         self.host = host
         self.port = port
@@ -58,6 +61,13 @@ public struct RedisURL: Sendable, Equatable, CustomStringConvertible {
             portPart = rest[rest.index(after: colon)...]
         }
         guard !hostPart.isEmpty else { throw ParseError(problem: "has no host") }
+        // A host is a name or IPv4 address, or an IPv6 address in brackets; anything else
+        // (a stray bracket or colon, spaces, control bytes) would not print back as it came.
+        let bracketed = rest.hasPrefix("[")
+        let allowed = bracketed ? RedisURL.ipv6Characters : RedisURL.hostCharacters
+        guard hostPart.allSatisfy(allowed.contains), !bracketed || hostPart.contains(":") else {
+            throw ParseError(problem: "has host \"\(hostPart)\"; it must be a host name, an IPv4 address or an IPv6 address in []")
+        }
         host = String(hostPart)
         port = RedisURL.defaultPort
         if let portPart {

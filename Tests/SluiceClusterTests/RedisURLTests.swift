@@ -25,6 +25,10 @@ final class RedisURLTests: XCTestCase {
             ("redis://user:pw@host:6379", "has a user or password"),
             ("redis://host:6379/0?timeout=1", "has query options"),
             ("redis://[::1:6379", "without its closing ]"),
+            ("redis://x::1]:6380/2", "has host \"x::1]\""),
+            ("redis://[host]:6380", "has host \"host\""),
+            ("redis://a b:6379", "has host \"a b\""),
+            ("redis://h\u{0}:6379", "has host"),
         ]
         for (text, expected) in cases {
             XCTAssertThrowsError(try RedisURL(parsing: text), text) { error in
