@@ -134,8 +134,11 @@ public final class ClusterMember: Sendable {
 
     private func run() {
         while !stopping.load(ordering: .acquiring) {
+            // The period counts from the start of a heartbeat, so slow commands do not
+            // stretch it towards the TTL.
+            let next = DispatchTime.now() + .milliseconds(settings.heartbeatMs)
             heartbeat()
-            _ = wakeup.wait(timeout: .now() + .milliseconds(settings.heartbeatMs))
+            _ = wakeup.wait(timeout: next)
         }
         leave()
         finished.signal()
@@ -144,10 +147,10 @@ public final class ClusterMember: Sendable {
     /// One heartbeat: register, refresh claims, list. Any failure is caught here; a thread
     /// that threw would stop heartbeating and the node would drop out of the cluster.
     private func heartbeat() {
+        let load = figures.withLock { $0 }
         let record = NodeRecord(nodeId: nodeId, relayAddress: relayAddress, signalingURL: signalingURL,
-                                workers: figures.withLock { $0.workers }, sessions: figures.withLock { $0.sessions },
-                                streams: figures.withLock { $0.streams }, players: figures.withLock { $0.players },
-                                updatedAtMs: Self.wallClockMs())
+                                workers: load.workers, sessions: load.sessions, streams: load.streams,
+                                players: load.players, updatedAtMs: Self.wallClockMs())
         let ttl = settings.ttlMs
         var lines: [(warn: Bool, text: String)] = []
         let url = settings.url
