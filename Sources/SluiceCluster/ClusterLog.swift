@@ -1,5 +1,6 @@
 /// Where the cluster module writes its log lines: the server hands in its own logger, since
-/// this module does not know SluiceSignaling's `Log`.
+/// this module does not know SluiceSignaling's `Log`. Lines carry no prefix: the logger names
+/// the subsystem (the server's says `cluster:`).
 public struct ClusterLog: Sendable {
     public var info: @Sendable (String) -> Void
     public var warn: @Sendable (String) -> Void

@@ -89,7 +89,7 @@ public final class ClusterMember: Sendable {
         wakeup.signal()
         let budget = settings.heartbeatMs + 4 * (settings.connectTimeoutMs + settings.commandTimeoutMs)
         if finished.wait(timeout: .now() + .milliseconds(budget)) == .timedOut {
-            log.warn("cluster: the heartbeat thread did not stop within \(budget) ms")
+            log.warn("the heartbeat thread did not stop within \(budget) ms")
         }
     }
 
@@ -124,7 +124,7 @@ public final class ClusterMember: Sendable {
                 return "\(error)"
             }
         }
-        if let problem { log.info("cluster: release of \(name) left to its TTL (\(problem))") }
+        if let problem { log.info("release of \(name) left to its TTL (\(problem))") }
     }
 
     /// The names this node claims now.
@@ -160,10 +160,10 @@ public final class ClusterMember: Sendable {
                 for (name, claim) in lane.claims.sorted(by: { $0.key < $1.key }) {
                     switch try lane.registry.refresh(claim, ttlMs: ttl) {
                     case .refreshed: break
-                    case .reclaimed: lines.append((false, "cluster: claimed \(name) again (its key had gone)"))
+                    case .reclaimed: lines.append((false, "claimed \(name) again (its key had gone)"))
                     case .lost(let other):
                         lane.claims.removeValue(forKey: name)
-                        lines.append((true, "cluster: lost the claim on \(name) to node \(other) while Redis was away"))
+                        lines.append((true, "lost the claim on \(name) to node \(other) while Redis was away"))
                     }
                 }
                 let nodes = try lane.registry.nodes()
@@ -171,11 +171,11 @@ public final class ClusterMember: Sendable {
                 let junk = nodes.junk + streams.junk
                 let problem = junk > 0 ? "\(junk) key(s) under \(ClusterKeys.prefix) hold no Sluice record; skipped" : nil
                 if lane.reachable == false {
-                    lines.append((false, "cluster: Redis at \(url) is back; node \(nodeId) registered again with \(lane.claims.count) claim(s)"))
+                    lines.append((false, "Redis at \(url) is back; node \(nodeId) registered again with \(lane.claims.count) claim(s)"))
                 } else if lane.reachable == nil {
-                    lines.append((false, "cluster: node \(nodeId) registered in Redis at \(url) (TTL \(ttl) ms)"))
+                    lines.append((false, "node \(nodeId) registered in Redis at \(url) (TTL \(ttl) ms)"))
                 }
-                if let problem, problem != lane.lastProblem { lines.append((true, "cluster: \(problem)")) }
+                if let problem, problem != lane.lastProblem { lines.append((true, "\(problem)")) }
                 lane.reachable = true
                 lane.lastProblem = problem
                 return (ClusterSnapshot(redisReachable: true, nodes: nodes.nodes, streams: streams.streams,
@@ -184,12 +184,12 @@ public final class ClusterMember: Sendable {
                 let text = "\(error)"
                 if error.isConnectionLoss {
                     if lane.reachable != false {
-                        lines.append((true, "cluster: lost Redis at \(url) (\(text)); serving what this node serves, "
+                        lines.append((true, "lost Redis at \(url) (\(text)); serving what this node serves, "
                                       + "new cross-node work refused until it returns"))
                     }
                     lane.reachable = false
                 } else if text != lane.lastProblem {
-                    lines.append((true, "cluster: heartbeat failed: \(text)"))
+                    lines.append((true, "heartbeat failed: \(text)"))
                 }
                 lane.lastProblem = text
                 return (nil, lane.reachable ?? false, text)
@@ -223,9 +223,9 @@ public final class ClusterMember: Sendable {
             }
         }
         if let problem {
-            log.info("cluster: node \(nodeId) left without Redis (\(problem)); its keys expire within \(settings.ttlMs) ms")
+            log.info("node \(nodeId) left without Redis (\(problem)); its keys expire within \(settings.ttlMs) ms")
         } else {
-            log.info("cluster: node \(nodeId) left the cluster")
+            log.info("node \(nodeId) left the cluster")
         }
     }
 
