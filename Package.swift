@@ -8,6 +8,11 @@ let cLibraries: [Target] = [
     .systemLibrary(name: "CUsrsctp", pkgConfig: "usrsctp", providers: [.apt(["libusrsctp-dev"])]),
     .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
     .systemLibrary(name: "CWebsockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
+    // The cluster registry's Redis client (Debian's redis-server is the shared state). No
+    // pkgConfig: hiredis.pc's only cflag is -D_FILE_OFFSET_BITS=64, which SwiftPM refuses with
+    // a warning on every build (and which changes nothing on 64-bit); the header is under
+    // /usr/include/hiredis and the modulemap links the library.
+    .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
     // The media worker's system calls that Swift cannot make well: recvmmsg/sendmmsg, epoll, TCP.
     .target(name: "CShims"),
 ]
@@ -36,6 +41,8 @@ let package = Package(
         .library(name: "SluiceControl", targets: ["SluiceControl"]),
         .library(name: "SluiceSignaling", targets: ["SluiceSignaling"]),
         .library(name: "SluiceClient", targets: ["SluiceClient"]),
+        // For the fuzz package: the cluster's records are read from Redis, written by any node.
+        .library(name: "SluiceCluster", targets: ["SluiceCluster"]),
     ],
     targets: cLibraries + [
         .target(name: "SluiceWire", swiftSettings: packetPath),
@@ -64,9 +71,13 @@ let package = Package(
                 dependencies: ["SluiceWire", "SluiceJSON", "SluiceJSONParser", "SluiceVocabulary", "SluiceMedia",
                                "SluiceControl", "SluiceTransport", "CWebsockets", "COpenSSL"],
                 swiftSettings: swift5),
+        // The cluster's shared state in Redis (docs/cluster.md): node heartbeats, stream claims.
+        // Knows no media, no signaling: the server hands it figures and asks it for claims.
+        .target(name: "SluiceCluster", dependencies: ["CHiredis", "SluiceJSON", "SluiceJSONParser"],
+                swiftSettings: swift5),
         .target(name: "SluiceServer",
                 dependencies: ["SluiceWire", "SluiceJSON", "SluiceJSONParser", "SluiceVocabulary", "SluiceMedia",
-                               "SluiceControl", "SluiceSignaling", "SluiceTransport"],
+                               "SluiceControl", "SluiceSignaling", "SluiceTransport", "SluiceCluster"],
                 swiftSettings: swift5),
         .target(name: "SluiceClient",
                 // The media part needs SluiceTransport (epoll, Linux); signaling builds everywhere.
@@ -98,7 +109,11 @@ let package = Package(
         .testTarget(name: "SluiceSignalingTests",
                     dependencies: ["SluiceSignaling", "SluiceJSON", "SluiceJSONParser", "SluiceControl", "SluiceMedia",
                                    "SluiceVocabulary"], swiftSettings: swift5),
-        .testTarget(name: "SluiceServerTests", dependencies: ["SluiceServer", "SluiceControl", "SluiceMedia", "SluiceVocabulary"], swiftSettings: swift5),
+        .testTarget(name: "SluiceServerTests", dependencies: ["SluiceServer", "SluiceControl", "SluiceMedia", "SluiceVocabulary",
+                                                         "SluiceCluster"], swiftSettings: swift5),
+        .testTarget(name: "SluiceClusterTests",
+                    dependencies: ["SluiceCluster", "SluiceJSON", "SluiceJSONParser", "SluiceServer", "SluiceSignaling"],
+                    swiftSettings: swift5),
         .testTarget(name: "SluiceLoadTestTests", dependencies: ["SluiceLoadTest", "SluiceTestMedia"],
                     path: "loadtest/Tests/SluiceLoadTestTests", swiftSettings: swift5),
         .testTarget(name: "SluiceClientTests", dependencies: ["SluiceClient", "SluiceTestMedia", "SluiceServer", "CMallocCounter"],

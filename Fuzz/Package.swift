@@ -25,5 +25,6 @@ let package = Package(
         fuzzTarget("FuzzWebSocketFrame", ["SluiceClient"]),
         fuzzTarget("FuzzHTTP", ["SluiceJSON", "SluiceJSONParser", "SluiceSignaling", "SluiceServer"]),
         fuzzTarget("FuzzJWT", ["SluiceSignaling"]),
+        fuzzTarget("FuzzClusterRecords", ["SluiceCluster", "SluiceJSON"]),
     ]
 )

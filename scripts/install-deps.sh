@@ -2,7 +2,8 @@
 # Installs what Sluice needs on Debian 12 (run as root). Idempotent: a second run does no work.
 #   scripts/install-deps.sh          build and run dependencies (C libraries)
 #   scripts/install-deps.sh --test   also the test peers: chromium, coturn, iproute2, nftables,
-#                                    valgrind, and a Python venv at .venv/ with aiortc, playwright, pytest...
+#                                    valgrind, redis-server (the cluster tests start their own),
+#                                    and a Python venv at .venv/ with aiortc, playwright, pytest...
 # Playwright's own browser download is never used (no network for it): the tests drive
 # Debian's /usr/bin/chromium through executable_path.
 set -euo pipefail
@@ -18,9 +19,13 @@ for arg in "$@"; do
 done
 
 packages=(libssl-dev libsrtp2-dev libusrsctp-dev libjansson-dev libwebsockets-dev pkg-config)
+# hiredis: the cluster registry's Redis client (SluiceCluster links it, so the server does).
+packages+=(libhiredis-dev)
 if [[ $with_test == 1 ]]; then
     # coturn: the TURN interop test starts its own turnserver on loopback.
     packages+=(chromium coturn iproute2 nftables valgrind util-linux curl)
+    # redis-server: Tests/SluiceClusterTests start their own on 127.0.0.1 (a free port, no disk).
+    packages+=(redis-server)
     # Debian's python3 needs python3-venv for `python3 -m venv`; pyenv's Python has it built in.
     if ! command -v python3 >/dev/null; then
         packages+=(python3 python3-venv)
@@ -46,6 +51,11 @@ if (( ${#missing[@]} > 0 )); then
     if [[ " ${missing[*]} " == *" coturn "* ]] && [[ -d /run/systemd/system ]]; then
         echo "install-deps: disabling the coturn service (the tests start their own turnserver)"
         systemctl disable --now coturn.service || true
+    fi
+    # The same for Redis: Debian starts redis-server on 127.0.0.1:6379; the tests run their own.
+    if [[ " ${missing[*]} " == *" redis-server "* ]] && [[ -d /run/systemd/system ]]; then
+        echo "install-deps: disabling the redis-server service (the tests start their own)"
+        systemctl disable --now redis-server.service || true
     fi
 else
     echo "install-deps: Debian packages already installed"

@@ -1,3 +1,4 @@
+import SluiceCluster
 import SluiceControl
 import SluiceMedia
 import SluiceSignaling
@@ -11,6 +12,8 @@ public final class Server {
     public let media: MediaEngine
     public let signaling: SignalingServer
     public let log: Log
+    /// This node's cluster membership when `cluster.redis` is set (docs/cluster.md).
+    public let cluster: ClusterMember?
 
     public init(config: ServerConfig) throws {
         self.config = config
@@ -41,9 +44,23 @@ public final class Server {
             signalingConfig.tls = TLSSettings(credentials: credentials, redirectPort: config.tlsRedirectPort)
         }
         signaling = SignalingServer(config: signalingConfig, media: media, log: Log(level: level, subsystem: "signaling"))
+        cluster = config.cluster.map { Server.clusterMember($0, config: config, tls: signalingConfig.tls != nil, level: level) }
         AdminAPI(adminToken: config.adminToken, metricsToken: config.metricsToken, media: media, signaling: signaling).register(on: signaling.router)
+        AdminCluster(adminToken: config.adminToken, member: cluster, redis: config.cluster?.redis).register(on: signaling.router)
         WHIPEndpoint(signaling: signaling).register(on: signaling.router)
         StaticFiles(root: config.webRoot).register(on: signaling.router)
+    }
+
+    /// The heartbeat thread of `cluster`; it starts with the server and talks to Redis only
+    /// from its own thread (or from a caller that claims a stream), never blocking signaling.
+    static func clusterMember(_ cluster: ClusterConfig, config: ServerConfig, tls: Bool, level: Log.Level) -> ClusterMember {
+        let log = Log(level: level, subsystem: "cluster")
+        let scheme = tls ? "wss" : "ws"
+        return ClusterMember(settings: ClusterMember.Settings(url: cluster.redis), nodeId: cluster.nodeId,
+                             relayAddress: cluster.relayAddress,
+                             signalingURL: "\(scheme)://\(config.httpHost):\(config.httpPort)/ws",
+                             figures: ClusterMember.Figures(workers: config.workerCount),
+                             log: ClusterLog(info: { log.info($0) }, warn: { log.warn($0) }))
     }
 
     /// Media workers log only bad TCP input (rate-limited), as warnings.
@@ -71,6 +88,7 @@ public final class Server {
                  + (media.tcpPorts.isEmpty ? " (no tcp)" : " and tcp \(media.tcpPorts.map(String.init).joined(separator: ","))")
                  + ", "
                  + "announcing \(config.announcedAddresses.joined(separator: ","))")
+        cluster?.start()
     }
 
     /// SIGHUP: reads `server.tls`'s certificate and key again. When they load and match, new
@@ -95,6 +113,8 @@ public final class Server {
 
     /// Tells every session DISCONNECTED and every stream UNPUBLISHED, then stops the workers.
     public func shutdown() {
+        // First leave the cluster, so other nodes stop sending plays here.
+        cluster?.stop()
         signaling.shutdown()
         media.shutdown()
         log.info("stopped")

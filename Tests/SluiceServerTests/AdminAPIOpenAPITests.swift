@@ -27,6 +27,7 @@ import Testing
             "/api/v1/streams/{name}/unmute": ["post"],
             "/api/v1/sessions": ["get"],
             "/api/v1/sessions/{id}": ["delete"],
+            "/api/v1/cluster": ["get"],
         ]
         #expect(Set(paths.keys) == Set(expected.keys))
         for (path, methods) in expected {

@@ -195,6 +195,19 @@ enum AdminOpenAPI {
                     "401": {"$ref": "#/components/responses/Unauthorized"},
                     "403": {"$ref": "#/components/responses/Disabled"}}}
         },
+        "/api/v1/cluster": {
+          "get": {"summary": "The cluster's nodes and streams as this node last saw them (a cache; never waits on Redis); {\"enabled\": false} without cluster.redis",
+                  "responses": {
+                    "200": {"description": "enabled, nodeId, redis, redisReachable, problem, listedAt, nodes, streams (docs/cluster.md)",
+                            "content": {"application/json": {"schema": {"type": "object", "required": ["enabled"],
+                              "properties": {"enabled": {"type": "boolean"}, "nodeId": {"type": "string"},
+                                             "redis": {"type": "string"}, "redisReachable": {"type": "boolean"},
+                                             "problem": {"type": "string", "nullable": true}, "listedAt": {"type": "integer"},
+                                             "nodes": {"type": "array", "items": {"type": "object"}},
+                                             "streams": {"type": "array", "items": {"type": "object"}}}}}}},
+                    "401": {"$ref": "#/components/responses/Unauthorized"},
+                    "403": {"$ref": "#/components/responses/Disabled"}}}
+        },
         "/api/v1/sessions/{id}": {
           "parameters": [{"$ref": "#/components/parameters/sessionId"}],
           "delete": {"summary": "Kick a session: its handles end with \"Stopped by session disconnect\", then session DISCONNECTED \"Disconnected by server\" and close 1000",

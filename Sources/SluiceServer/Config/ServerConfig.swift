@@ -63,6 +63,8 @@ public struct ServerConfig: Sendable {
     public var maxHandlesPerSession = 16
     public var maxStreams = 1000
     public var maxPlayersPerStream = 500
+    /// `cluster`: the origin/edge cluster on Redis (docs/cluster.md); nil: a single node.
+    public var cluster: ClusterConfig?
 
     public init() {}
 
@@ -87,7 +89,7 @@ public struct ServerConfig: Sendable {
 
     public static func parse(_ root: JSONValue) throws(ConfigError) -> ServerConfig {
         var config = ServerConfig()
-        let top = try ConfigReader(root, path: "", known: ["server", "rtc", "apps", "admin", "metrics", "log", "limits"])
+        let top = try ConfigReader(root, path: "", known: ["server", "rtc", "apps", "admin", "metrics", "log", "limits", "cluster"])
 
         let server = try top.child("server", known: ["host", "port", "webRoot", "tls"])
         config.httpHost = try server.string("host", default: config.httpHost)
@@ -198,6 +200,9 @@ public struct ServerConfig: Sendable {
         config.maxHandlesPerSession = try limits.int("maxHandlesPerSession", default: config.maxHandlesPerSession, range: 1...10_000)
         config.maxStreams = try limits.int("maxStreams", default: config.maxStreams, range: 1...1_000_000)
         config.maxPlayersPerStream = try limits.int("maxPlayersPerStream", default: config.maxPlayersPerStream, range: 1...100_000)
+        if let cluster = top.object["cluster"] {
+            config.cluster = try ClusterConfig.parse(cluster, key: "cluster", httpPort: config.httpPort, rtcPort: config.rtcPort)
+        }
         return config
     }
 

@@ -1,0 +1,40 @@
+import SluiceCluster
+import XCTest
+
+final class RedisURLTests: XCTestCase {
+    func testParsesHostPortAndDatabase() throws {
+        XCTAssertEqual(try RedisURL(parsing: "redis://127.0.0.1:6380/2"), RedisURL(host: "127.0.0.1", port: 6380, database: 2))
+        XCTAssertEqual(try RedisURL(parsing: "redis://localhost"), RedisURL(host: "localhost", port: 6379, database: 0))
+        XCTAssertEqual(try RedisURL(parsing: "redis://10.0.0.5/"), RedisURL(host: "10.0.0.5"))
+        XCTAssertEqual(try RedisURL(parsing: "redis://[::1]:7000/1"), RedisURL(host: "::1", port: 7000, database: 1))
+        XCTAssertEqual(RedisURL(host: "::1", port: 7000, database: 1).description, "redis://[::1]:7000/1")
+    }
+
+    func testRefusesWhatItCannotHonour() {
+        let cases: [(String, String)] = [
+            ("http://127.0.0.1:6379", "must be a redis:// URL, not a http: one"),
+            ("rediss://127.0.0.1:6379", "must be a redis:// URL, not a rediss: one"),
+            ("127.0.0.1:6379", "must be a redis://host:port/db URL"),
+            ("redis://", "has no host"),
+            ("redis://:6379", "has no host"),
+            ("redis://host:0", "has port \"0\""),
+            ("redis://host:70000", "has port \"70000\""),
+            ("redis://host:abc", "has port \"abc\""),
+            ("redis://host:6379/x", "has database \"x\""),
+            ("redis://host:6379/-1", "has database \"-1\""),
+            ("redis://user:pw@host:6379", "has a user or password"),
+            ("redis://host:6379/0?timeout=1", "has query options"),
+            ("redis://[::1:6379", "without its closing ]"),
+            ("redis://x::1]:6380/2", "has host \"x::1]\""),
+            ("redis://[host]:6380", "has host \"host\""),
+            ("redis://a b:6379", "has host \"a b\""),
+            ("redis://h\u{0}:6379", "has host"),
+        ]
+        for (text, expected) in cases {
+            XCTAssertThrowsError(try RedisURL(parsing: text), text) { error in
+                let problem = (error as? RedisURL.ParseError)?.problem ?? "\(error)"
+                XCTAssertTrue(problem.contains(expected), "\(text): \(problem)")
+            }
+        }
+    }
+}
