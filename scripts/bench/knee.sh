@@ -43,6 +43,7 @@ cat > "$out/sluice.json" <<JSON
   "server": {"host": "127.0.0.1", "port": 18580, "webRoot": "web"},
   "rtc": {"bindAddress": "127.0.0.1", "port": 21580, "workers": $KNEE_WORKERS, "announcedAddresses": ["127.0.0.1"]},
   "apps": [{"key": "defaultApp"}],
+  "limits": {"maxSessions": 5000, "maxPlayersPerStream": 5000},
   "log": {"level": "warn"}
 }
 JSON
