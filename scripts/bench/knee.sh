@@ -68,9 +68,9 @@ import json, os, sys
 r = json.load(open(sys.argv[1]))
 c, t, s = r["totals"]["continuity"], r["totals"], r["server"]
 loss = c["lost"] / max(1, c["lost"] + c["packets"])
-# The steady span is missing when the last join finished within the last second of the run:
-# then the whole run's figures stand in.
-steady = r.get("steadyDelay") or r["delay"]
+# The steady span is missing or empty when the last join finished (or timed out) within the
+# last second of the run: then the whole run's figures stand in.
+steady = r["steadyDelay"] if (r.get("steadyDelay") or {}).get("count") else r["delay"]
 p99 = (steady.get("p99Micros") or 0) / 1000
 per_packet = s.get("steadyCPUMicrosPerPacket") or s.get("cpuMicrosPerPacket") or 0
 # Server forward delay p99: the first cumulative bucket that holds 99% of the datagrams, the
