@@ -91,7 +91,7 @@ let package = Package(
         .executableTarget(name: "sluice", dependencies: ["SluiceServer"], swiftSettings: swift5),
         // The load tester (README.md "Load tester"): the library holds everything testable,
         // the executable only reads flags and runs it.
-        .target(name: "SluiceLoadTest", dependencies: ["SluiceClient", "SluiceTestMedia", "SluiceRTP", "SluiceWire"],
+        .target(name: "SluiceLoadTest", dependencies: ["SluiceClient", "SluiceTestMedia", "SluiceRTP", "SluiceWire", "SluiceTransport"],
                 path: "loadtest/Sources/SluiceLoadTest", swiftSettings: swift5),
         .executableTarget(name: "sluice-loadtest", dependencies: ["SluiceLoadTest"],
                           path: "loadtest/Sources/sluice-loadtest", swiftSettings: swift5),

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Load-tester smoke run (CI stage `loadtest`): inside a private network namespace with only
-# `lo`, sluice-loadtest spawns the release server on free ports and runs two short scenarios
+# `lo`, sluice-loadtest spawns the release server on free ports and runs three short scenarios
 # with --assert-no-loss: 1 publisher x 5 players without simulcast, then with 3-layer
-# simulcast. It fails only on loss, a duplicate, a sequence discontinuity or a failed join,
-# never on timing. result.json, report.html and server.log of each run go to
+# simulcast, then players spread over two --urls (127.0.0.1 and 127.0.0.2, the same server
+# listening on 0.0.0.0 in the namespace) with --player-receive headers, where each URL must
+# have had its players join and receive. It fails only on loss, a duplicate, a sequence
+# discontinuity, a failed join or a URL without players, never on timing. result.json, report.html and server.log of each run go to
 # artifacts/loadtest/<run>/. Needs root and a release build (swift build -c release).
 #   LOADTEST_SECONDS=6 LOADTEST_PLAYERS=5 scripts/loadtest-smoke.sh
 set -uo pipefail
@@ -64,13 +66,30 @@ run() {
     shift
     echo "==== loadtest $name: 1 publisher x $players players, ${seconds}s $*"
     .build/release/sluice-loadtest --spawn .build/release/sluice --spawn-config "$config" \
-        --url "ws://127.0.0.1:$http_port/ws" --publishers 1 --players "$players" --duration "$seconds" \
+        --publishers 1 --players "$players" --duration "$seconds" \
         --join-rate 10 --join-timeout 60 --key-frame-interval 1 --assert-no-loss --output "$out/$name" "$@"
     local rc=$?
     echo "==== loadtest $name: exit $rc (artifacts/loadtest/$name/report.html)"
     (( rc == 0 )) || failed=1
 }
-run plain --simulcast off
-run simulcast --simulcast on --video-bitrate 1200
+url="ws://127.0.0.1:$http_port/ws"
+run plain --url "$url" --simulcast off
+run simulcast --url "$url" --simulcast on --video-bitrate 1200
+
+# Two URLs into one server: it listens on every address of the namespace, which has only lo.
+sed 's/"host": "127.0.0.1"/"host": "0.0.0.0"/' "$out/sluice.json" > "$out/sluice-any.json"
+config="$out/sluice-any.json"
+run two-urls --url "ws://127.0.0.1:$http_port/ws,ws://127.0.0.2:$http_port/ws" --player-receive headers
+python3 - "$out/two-urls/result.json" <<'PY' || failed=1
+import json, sys
+r = json.load(open(sys.argv[1]))
+per = r["totals"]["perURL"]
+print("==== loadtest two-urls: " + ", ".join(f"{u['url']} {u['joined']}/{u['players']} joined, {u['packets']} packets" for u in per))
+ok = len(per) == 2 and all(u["players"] > 0 and u["joined"] == u["players"] and u["packets"] > 0 for u in per)
+ok = ok and {p["url"] for p in r["players"] if p["joined"]} == set(r["urls"])
+if not ok:
+    print("==== loadtest two-urls: FAILED: a URL had no players, or not all of its players joined and received")
+sys.exit(0 if ok else 1)
+PY
 exit $failed
 INNER

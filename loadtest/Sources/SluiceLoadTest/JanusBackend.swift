@@ -49,7 +49,8 @@ final class JanusBackend: LoadTestBackend, @unchecked Sendable {
         JanusPublisher(index: index, streamName: "\(options.streamPrefix)-\(index)", room: room, options: options, url: url)
     }
 
-    func makePlayer(index: Int, publisher: LoadTestPublisher) -> LoadTestPlayer {
+    /// Janus takes one URL (`validate` refuses several), so `url` is always the backend's.
+    func makePlayer(index: Int, publisher: LoadTestPublisher, url: LoopbackURL) -> LoadTestPlayer {
         // Janus's publishers are always JanusPublisher here.
         JanusPlayer(index: index, publisher: publisher as? JanusPublisher, room: room, options: options, url: url)
     }

@@ -26,21 +26,23 @@ protocol LoadTestPlayer: LoadTestClient {
 /// Makes the clients of one target and owns what the target needs around them (a Janus room).
 protocol LoadTestBackend: Sendable {
     func makePublisher(index: Int) -> LoadTestPublisher
-    func makePlayer(index: Int, publisher: LoadTestPublisher) -> LoadTestPlayer
+    /// `url`: where this player signals (`PlayerPlacement`); one of the run's `--url`s.
+    func makePlayer(index: Int, publisher: LoadTestPublisher, url: LoopbackURL) -> LoadTestPlayer
     /// After every client stopped.
     func finish() async
 }
 
-/// Sluice: each client has its own session; streams are named.
+/// Sluice: each client has its own session; streams are named. Publishers signal on the
+/// first URL, each player on the one it is given.
 struct SluiceBackend: LoadTestBackend {
     let options: LoadTestOptions
-    let url: LoopbackURL
+    let publisherURL: LoopbackURL
 
     func makePublisher(index: Int) -> LoadTestPublisher {
-        SluicePublisher(index: index, streamName: "\(options.streamPrefix)-\(index)", options: options, url: url)
+        SluicePublisher(index: index, streamName: "\(options.streamPrefix)-\(index)", options: options, url: publisherURL)
     }
 
-    func makePlayer(index: Int, publisher: LoadTestPublisher) -> LoadTestPlayer {
+    func makePlayer(index: Int, publisher: LoadTestPublisher, url: LoopbackURL) -> LoadTestPlayer {
         SluicePlayer(index: index, streamName: publisher.streamName, options: options, url: url)
     }
 

@@ -11,6 +11,16 @@ public enum LoadTestICETransport: String, Sendable, Codable, CaseIterable {
     case udp, tcp
 }
 
+/// What a player does with each RTP packet. `full`: the SDK's whole receive path (SRTP
+/// unprotect, then continuity, key frames and the publisher's send stamp in the payload).
+/// `headers`: ICE and DTLS as ever, but the packet is read before SRTP and never unprotected:
+/// continuity from the RTP header, which SRTP leaves in clear, and delay from the server's
+/// abs-send-time stamp; no key frames, no payload. A cheaper player, so that one machine can
+/// drive more of them (`PlayerHeaderReceiver`).
+public enum PlayerReceiveMode: String, Sendable, Codable, CaseIterable {
+    case full, headers
+}
+
 /// A player's `quality` constraint.
 public enum PlayerQuality: String, Sendable, Codable, CaseIterable {
     case low, medium, high, auto
@@ -19,7 +29,9 @@ public enum PlayerQuality: String, Sendable, Codable, CaseIterable {
 /// One scenario, from the command line (`LoadTestOptions.parse`). Every field has a default,
 /// so `sluice-loadtest` alone runs 1 publisher and 10 players against 127.0.0.1:8080.
 public struct LoadTestOptions: Sendable, Equatable, Codable {
-    public var url = "ws://127.0.0.1:8080/ws"
+    /// Signaling URLs: publishers use the first, players are spread over all of them
+    /// (`PlayerPlacement`), so that one run can drive several servers or the nodes of a cluster.
+    public var urls = ["ws://127.0.0.1:8080/ws"]
     public var target = LoadTestTarget.sluice
     public var appKey = "defaultApp"
     public var publishers = 1
@@ -37,6 +49,7 @@ public struct LoadTestOptions: Sendable, Equatable, Codable {
     /// Every connection of the run (publishers and players) uses this transport.
     public var iceTransport = LoadTestICETransport.udp
     public var quality: PlayerQuality?
+    public var playerReceive = PlayerReceiveMode.full
     public var maxWidth: Int?
     public var maxHeight: Int?
     /// Players that start joining per second.
@@ -49,6 +62,9 @@ public struct LoadTestOptions: Sendable, Equatable, Codable {
     public var serverPID: Int32?
     public var spawnPath: String?
     public var spawnConfig: String?
+    /// Run the spawned server under `taskset -c` with this CPU list (`--spawn-cpus`), so that a
+    /// tester pinned to a core does not pin its server with it.
+    public var spawnCPUs: String?
     public var assertNoLoss = false
     /// Stream names are `<prefix>-<publisher index>`.
     public var streamPrefix = "load"
@@ -67,6 +83,9 @@ public struct LoadTestOptions: Sendable, Equatable, Codable {
     public var simulcastLayers: Int { simulcast ? 3 : 1 }
 
     public var expectedPlayers: Int { publishers * players }
+
+    /// The first URL: the publishers', the spawned server's, Janus's.
+    public var url: String { urls[0] }
 }
 
 /// A command-line mistake, said so that the user can fix it.
@@ -81,7 +100,9 @@ public struct OptionError: Error, Equatable, CustomStringConvertible {
 extension LoadTestOptions {
     public static let usage = """
         usage: sluice-loadtest [options]
-          --url URL                 signaling WebSocket, 127.0.0.0/8 or localhost only (ws://127.0.0.1:8080/ws)
+          --url URL[,URL...]        signaling WebSocket, 127.0.0.0/8 or localhost only (ws://127.0.0.1:8080/ws);
+                                    give several (repeat --url or separate by commas) to spread the players
+                                    round robin over them; publishers and --spawn use the first
           --target sluice|janus     server kind (sluice); janus drives a Janus VideoRoom
           --app-key KEY             app key for connect (defaultApp)
           --publishers N            publishers, one stream each (1)
@@ -95,6 +116,9 @@ extension LoadTestOptions {
           --ice-transport udp|tcp   media over UDP, or over ICE-TCP to the server's TCP port (udp)
           --quality low|medium|high|auto   players' quality constraint (none: the server's default)
           --width N, --height N     players' bounding box constraint
+          --player-receive full|headers   full: SRTP unprotect and payload checks (full); headers: read the
+                                    clear RTP header before SRTP, never unprotect: continuity, and delay from
+                                    the server's abs-send-time stamp, no key frames (a cheaper player; UDP only)
           --join-rate R             players starting to join per second (10)
           --duration S              seconds from the first player's join to the end (30)
           --key-frame-interval S    seconds between key frames (2)
@@ -105,6 +129,7 @@ extension LoadTestOptions {
           --server-pid PID          sample this server process's CPU time and RSS
           --spawn PATH              start this server binary, wait for /health, SIGTERM it at the end
           --spawn-config FILE       --config for the spawned server
+          --spawn-cpus LIST         run the spawned server under taskset -c LIST (like 0-1)
           --janus-room N            Janus: the room number to create (random)
           --janus-admin-key KEY     Janus: admin_key for creating rooms, if the server sets one
           --assert-no-loss          exit 1 if a player lost, duplicated or skipped a packet, or failed to join
@@ -116,6 +141,7 @@ extension LoadTestOptions {
         var options = LoadTestOptions()
         var rest = arguments[...]
         var sizeGiven = false
+        var urlsGiven = false
         while let argument = rest.popFirst() {
             guard argument.hasPrefix("--") else {
                 throw OptionError("unexpected argument '\(argument)' (flags start with --; see --help)")
@@ -134,7 +160,14 @@ extension LoadTestOptions {
             switch name {
             case "--help", "-h":
                 throw OptionError.help
-            case "--url": options.url = try value()
+            case "--url":
+                let text = try value()
+                let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+                    .map { $0.trimmingCharacters(in: .whitespaces) }
+                guard !parts.contains(where: \.isEmpty) else { throw OptionError("--url '\(text)' has an empty entry") }
+                if !urlsGiven { options.urls = [] }
+                urlsGiven = true
+                options.urls += parts
             case "--target":
                 let text = try value()
                 guard let target = LoadTestTarget(rawValue: text.lowercased()) else {
@@ -167,6 +200,12 @@ extension LoadTestOptions {
                     throw OptionError("--quality must be low, medium, high or auto, not '\(text)'")
                 }
                 options.quality = quality
+            case "--player-receive":
+                let text = try value()
+                guard let mode = PlayerReceiveMode(rawValue: text.lowercased()) else {
+                    throw OptionError("--player-receive must be full or headers, not '\(text)'")
+                }
+                options.playerReceive = mode
             case "--width": options.maxWidth = try integer(name, try value(), in: 1...16384)
             case "--height": options.maxHeight = try integer(name, try value(), in: 1...16384)
             case "--join-rate": options.joinRate = try number(name, try value(), in: 0.01...10_000)
@@ -191,6 +230,13 @@ extension LoadTestOptions {
             case "--spawn-config":
                 options.spawnConfig = try value()
                 guard options.spawnConfig?.isEmpty == false else { throw OptionError("--spawn-config needs a file") }
+            case "--spawn-cpus":
+                let text = try value()
+                guard !text.isEmpty, text.count <= 100, text.allSatisfy({ "0123456789,-".contains($0) }),
+                      text.first?.isNumber == true, text.last?.isNumber == true else {
+                    throw OptionError("--spawn-cpus takes a CPU list like 0 or 0-1 or 0,2, not '\(text)'")
+                }
+                options.spawnCPUs = text
             case "--janus-room": options.janusRoom = try integer(name, try value(), in: 1...Int(Int32.max))
             case "--janus-admin-key": options.janusAdminKey = try value()
             case "--assert-no-loss":
@@ -208,7 +254,26 @@ extension LoadTestOptions {
 
     /// Checks that need more than one flag.
     public func validate() throws(OptionError) {
-        _ = try LoopbackURL(url)
+        guard !urls.isEmpty else { throw OptionError("--url needs at least one URL") }
+        var seen: Set<String> = []
+        for text in urls {
+            let checked = try LoopbackURL(text)
+            guard seen.insert(checked.url.absoluteString).inserted else {
+                throw OptionError("--url \(checked.url.absoluteString) is given twice")
+            }
+        }
+        if urls.count > 1 && target == .janus {
+            throw OptionError("several --url work with --target sluice only")
+        }
+        if playerReceive == .headers && target == .janus {
+            throw OptionError("--player-receive headers works with --target sluice only")
+        }
+        if playerReceive == .headers && iceTransport == .tcp {
+            throw OptionError("--player-receive headers works with --ice-transport udp only")
+        }
+        if spawnCPUs != nil && spawnPath == nil {
+            throw OptionError("--spawn-cpus needs --spawn")
+        }
         if serverPID != nil && spawnPath != nil {
             throw OptionError("--server-pid and --spawn exclude each other: give one")
         }

@@ -4,11 +4,15 @@ import Foundation
 /// summary table. Times are seconds unless the name says otherwise.
 public struct LoadTestResult: Sendable, Equatable, Codable {
     public var tool = "sluice-loadtest"
-    public var formatVersion = 1
+    /// 2: `urls`, per-URL players, `tester`, `delaySource`.
+    public var formatVersion = 2
     public var target: LoadTestTarget
     public var startedAt: String
     public var options: LoadTestOptions
+    /// The first URL (the publishers').
     public var url: String
+    /// Every URL players were spread over, as connected to (host as an address).
+    public var urls: [String]
     /// From the first player's join to the last sample.
     public var measuredSeconds: Double
     public var publishers: [PublisherFigures]
@@ -24,6 +28,10 @@ public struct LoadTestResult: Sendable, Equatable, Codable {
     public var server: ServerFigures?
     /// The load tester's own media threads.
     public var clientCPUSeconds: Double?
+    /// The load tester's whole process, and both per received packet.
+    public var tester: TesterFigures?
+    /// What the delay figures measure (`--player-receive`).
+    public var delaySource: DelaySource
     public var samples: [RunSample]
     /// Empty when every player joined and saw no loss, duplicate or discontinuity.
     public var problems: [String]
@@ -38,6 +46,36 @@ public struct LoadTestResult: Sendable, Equatable, Codable {
         public var layerSwitches: Int
         public var joinMillisP50: Double?
         public var joinMillisP99: Double?
+        /// Players per URL, in `urls` order.
+        public var perURL: [URLFigures]
+    }
+
+    /// Where a delay sample's start comes from.
+    public enum DelaySource: String, Sendable, Codable {
+        /// The publisher's send time inside the payload (`SendTimeProbe`): publisher to player.
+        case publisherPayloadStamp
+        /// The abs-send-time header extension the server writes into every packet it sends,
+        /// with the time its worker received the publisher's packet: from the server's receive
+        /// to the player. It leaves out the publisher's send and any wait in the server's socket
+        /// buffer before the worker read the packet.
+        case serverAbsSendTime
+    }
+
+    /// The load tester's own cost: what limits the figures on a small machine.
+    public struct TesterFigures: Sendable, Equatable, Codable {
+        /// The whole process (utime + stime from /proc/self/stat, 10 ms steps) over the measured span.
+        public var cpuSeconds: Double
+        public var cpuPercent: Double
+        public var cpuMicrosPerPacket: Double?
+        /// The media threads only (`clientCPUSeconds`) per received packet.
+        public var mediaCPUMicrosPerPacket: Double?
+
+        public init(cpuSeconds: Double, packets: UInt64, mediaCPUSeconds: Double?, measuredSeconds: Double) {
+            self.cpuSeconds = cpuSeconds
+            cpuPercent = measuredSeconds > 0 ? cpuSeconds / measuredSeconds * 100 : 0
+            cpuMicrosPerPacket = packets > 0 ? cpuSeconds * 1e6 / Double(packets) : nil
+            mediaCPUMicrosPerPacket = packets > 0 ? mediaCPUSeconds.map { $0 * 1e6 / Double(packets) } : nil
+        }
     }
 
     public struct DelayFigures: Sendable, Equatable, Codable {
@@ -88,6 +126,8 @@ public struct PublisherFigures: Sendable, Equatable, Codable {
 public struct PlayerFigures: Sendable, Equatable, Codable {
     public var index: Int
     public var stream: String
+    /// The URL it signaled on.
+    public var url: String
     public var joined: Bool
     public var error: String?
     /// From the first request to the first media packet.
@@ -129,4 +169,23 @@ public struct RunSample: Sendable, Equatable, Codable {
     public var serverCPUPercent: Double?
     public var serverCPUMicros: UInt64?
     public var serverRSSBytes: Int64?
+}
+
+/// The players of one `--url`.
+public struct URLFigures: Sendable, Equatable, Codable {
+    public var url: String
+    public var players: Int
+    public var joined: Int
+    public var failed: Int
+    public var packets: UInt64
+
+    /// One entry per URL, in order, also for a URL no player was placed on.
+    public static func tally(_ players: [PlayerFigures], urls: [String]) -> [URLFigures] {
+        urls.map { url in
+            let mine = players.filter { $0.url == url }
+            return URLFigures(url: url, players: mine.count, joined: mine.filter(\.joined).count,
+                              failed: mine.filter { !$0.joined }.count,
+                              packets: mine.reduce(0) { $0 + $1.continuity.packets })
+        }
+    }
 }

@@ -10,24 +10,32 @@ public final class LoadTestRun: @unchecked Sendable {
     public let options: LoadTestOptions
     /// Where progress lines go (stderr in the executable).
     private let progress: ProgressPrinter
+    /// The first URL: the publishers' and the spawned server's.
     private let url: LoopbackURL
+    /// Every `--url`, checked, in order.
+    private let urls: [LoopbackURL]
 
     public init(options: LoadTestOptions, progress: ProgressPrinter) throws {
         self.options = options
         self.progress = progress
-        url = try LoopbackURL(options.url)
+        urls = try options.urls.map { text throws(OptionError) in try LoopbackURL(text) }
+        guard let first = urls.first else { throw OptionError("--url needs at least one URL") }
+        url = first
     }
 
     /// A player slot: the client once made, and how its join went.
     private final class PlayerSlot: @unchecked Sendable {
         let index: Int
         let publisher: Int
+        /// Into the run's `urls`.
+        let urlIndex: Int
         let client: LoadTestPlayer
         let state = Mutex<(started: UInt64?, joinedAt: UInt64?, error: String?, done: Bool)>((nil, nil, nil, false))
 
-        init(index: Int, publisher: Int, client: LoadTestPlayer) {
+        init(index: Int, publisher: Int, urlIndex: Int, client: LoadTestPlayer) {
             self.index = index
             self.publisher = publisher
+            self.urlIndex = urlIndex
             self.client = client
         }
 
@@ -55,7 +63,7 @@ public final class LoadTestRun: @unchecked Sendable {
                 case .janus: arguments = ["-C", config, "-F", (config as NSString).deletingLastPathComponent]
                 }
             }
-            let server = try ServerProcess(path: path, arguments: arguments,
+            let server = try ServerProcess(path: path, arguments: arguments, cpus: options.spawnCPUs,
                                            logPath: (options.outputDirectory as NSString).appendingPathComponent("server.log"))
             spawned = server
             progress.note("spawned \(path) (pid \(server.pid)); waiting for "
@@ -87,7 +95,7 @@ public final class LoadTestRun: @unchecked Sendable {
         defer { workers.stop() }
         let backend: LoadTestBackend
         switch options.target {
-        case .sluice: backend = SluiceBackend(options: options, url: url)
+        case .sluice: backend = SluiceBackend(options: options, publisherURL: url)
         case .janus: backend = try await JanusBackend.prepare(options: options, url: url)
         }
 
@@ -110,12 +118,15 @@ public final class LoadTestRun: @unchecked Sendable {
             progress.note("publisher \(index) failed: \(error)")
         }
 
-        // Players, at the join rate, round robin over the publishers.
+        // Players, at the join rate, round robin over the publishers, and each publisher's
+        // players round robin over the URLs.
         let slots = (0..<options.expectedPlayers).map { i in
             let publisher = i % options.publishers
-            return PlayerSlot(index: i, publisher: publisher,
-                              client: backend.makePlayer(index: i, publisher: publishers[publisher]))
+            let urlIndex = PlayerPlacement.urlIndex(player: i, publishers: options.publishers, urls: urls.count)
+            return PlayerSlot(index: i, publisher: publisher, urlIndex: urlIndex,
+                              client: backend.makePlayer(index: i, publisher: publishers[publisher], url: urls[urlIndex]))
         }
+        let testerCPUStart = Self.testerProcessCPUMicros()
         let clientCPUStart = workers.cpuMicros()
         let t0 = MonotonicClock.nowMicros()
         let firstReading = sampler?.read()
@@ -182,6 +193,7 @@ public final class LoadTestRun: @unchecked Sendable {
         if let last = samples.last { progress.finish(last, expected: options.expectedPlayers) }
         let tEnd = previous.at
         let clientCPUEnd = workers.cpuMicros()
+        let testerCPUEnd = Self.testerProcessCPUMicros()
 
         // Final figures, then teardown.
         let publisherFigures = publishers.map { p -> PublisherFigures in
@@ -194,7 +206,7 @@ public final class LoadTestRun: @unchecked Sendable {
         var merged = DelayDistribution()
         let playerFigures = slots.map { slot -> PlayerFigures in
             slot.client.probe.addDelays(to: &merged)
-            return figures(for: slot)
+            return figures(for: slot, url: urls[slot.urlIndex])
         }
 
         await withTaskGroup(of: Void.self) { group in
@@ -217,7 +229,8 @@ public final class LoadTestRun: @unchecked Sendable {
             keyFrames: playerFigures.reduce(0) { $0 + $1.keyFrames },
             layerSwitches: playerFigures.reduce(0) { $0 + $1.layerSwitches },
             joinMillisP50: Percentile.nearestRank(sorted: joinTimes, 0.5),
-            joinMillisP99: Percentile.nearestRank(sorted: joinTimes, 0.99))
+            joinMillisP99: Percentile.nearestRank(sorted: joinTimes, 0.99),
+            perURL: URLFigures.tally(playerFigures, urls: urls.map(\.url.absoluteString)))
 
         var server: LoadTestResult.ServerFigures?
         if let serverPID, let startCPU = firstReading?.cpuMicros, let endCPU = previous.cpu {
@@ -244,11 +257,19 @@ public final class LoadTestRun: @unchecked Sendable {
         let histogramTop = max(merged.percentileMicros(0.999) ?? 0, DelayDistribution.bucketMicros * 40)
         let steadyDelay = steadyDelays.map { LoadTestResult.DelayFigures(merged.subtracting($0)) }
         let steadySeconds = steadyStart.map { Double(tEnd - $0.at) / 1e6 }
+        let clientCPU = clientCPUEnd >= clientCPUStart ? Double(clientCPUEnd - clientCPUStart) / 1e6 : nil
+        var tester: LoadTestResult.TesterFigures?
+        if let testerCPUStart, let testerCPUEnd, testerCPUEnd >= testerCPUStart {
+            tester = .init(cpuSeconds: Double(testerCPUEnd - testerCPUStart) / 1e6, packets: totalContinuity.packets,
+                           mediaCPUSeconds: clientCPU, measuredSeconds: measured)
+        }
         return LoadTestResult(
             target: options.target, startedAt: startedAt, options: options, url: url.url.absoluteString,
+            urls: urls.map(\.url.absoluteString),
             measuredSeconds: measured, publishers: publisherFigures, players: playerFigures, totals: totals,
             delay: .init(merged), steadyDelay: steadyDelay, steadySeconds: steadySeconds, delayHistogram: merged.bins(40, upToMicros: histogramTop), server: server,
-            clientCPUSeconds: clientCPUEnd >= clientCPUStart ? Double(clientCPUEnd - clientCPUStart) / 1e6 : nil,
+            clientCPUSeconds: clientCPU, tester: tester,
+            delaySource: options.playerReceive == .headers ? .serverAbsSendTime : .publisherPayloadStamp,
             samples: samples, problems: problems)
     }
 
@@ -282,19 +303,25 @@ public final class LoadTestRun: @unchecked Sendable {
         return sample
     }
 
-    private func figures(for slot: PlayerSlot) -> PlayerFigures {
+    /// This process's CPU time (every thread: media, signaling, sampling), from /proc.
+    private static func testerProcessCPUMicros() -> UInt64? {
+        (try? ProcessStat.read(pid: getpid()))?.cpuMicros(ticksPerSecond: ProcessStat.ticksPerSecond)
+    }
+
+    private func figures(for slot: PlayerSlot, url: LoopbackURL) -> PlayerFigures {
         let state = slot.state.withLock { $0 }
         let probe = slot.client.probe.finalState
         let events = slot.client.events.snapshot
         var delays = DelayDistribution()
         delays.add(probe.video.delay)
         delays.add(probe.audio.delay)
+        delays.add(probe.stampedDelay)
         let joinMillis: Double? = state.joinedAt.flatMap { joined in
             state.started.map { Double(joined >= $0 ? joined - $0 : 0) / 1000 }
         }
         let size = probe.video.lastKeyFrameSize
         return PlayerFigures(
-            index: slot.index, stream: slot.client.streamName, joined: state.joinedAt != nil,
+            index: slot.index, stream: slot.client.streamName, url: url.url.absoluteString, joined: state.joinedAt != nil,
             error: state.error ?? (state.done ? nil : "still joining at the end"), joinMillis: joinMillis,
             continuity: ContinuityCounts(video: probe.video, audio: probe.audio, packets: probe.packets),
             videoPackets: probe.video.packets, audioPackets: probe.audio.packets, keyFrames: probe.video.keyFrames,

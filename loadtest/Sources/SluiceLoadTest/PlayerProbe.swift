@@ -11,6 +11,8 @@ public final class PlayerProbe: PeerConnectionDelegate, @unchecked Sendable {
     public struct State {
         public var video = ReceivedStreamStats(codec: .vp8)
         public var audio = ReceivedStreamStats(codec: .opus)
+        /// `--player-receive headers`: delays from the server's abs-send-time stamp, both kinds.
+        public var stampedDelay = DelayHistogram()
         /// RTP packets of any kind, also those whose payload type matched neither.
         public var packets: UInt64 = 0
         public var unknownKind: UInt64 = 0
@@ -34,6 +36,25 @@ public final class PlayerProbe: PeerConnectionDelegate, @unchecked Sendable {
         }
     }
 
+    /// `--player-receive headers` (`PlayerHeaderReceiver`): `packet` is the header alone, so
+    /// the stats count its sequence and see an empty payload (no key frame, no payload stamp).
+    public func recordHeader(_ packet: RTPPacket, kind: TrackKind?, delayMicros: UInt64?, now: UInt64) {
+        state.withLock { s in
+            s.packets += 1
+            if s.firstPacketMicros == nil { s.firstPacketMicros = now }
+            let duplicates = s.video.duplicates + s.audio.duplicates
+            switch kind {
+            case .video: s.video.record(packet, now: now)
+            case .audio: s.audio.record(packet, now: now)
+            case nil: s.unknownKind += 1
+            }
+            // As in the full mode, a duplicate adds no delay sample.
+            if let delayMicros, s.video.duplicates + s.audio.duplicates == duplicates {
+                s.stampedDelay.record(micros: delayMicros)
+            }
+        }
+    }
+
     public func peerConnection(_ connection: PeerConnection, didFail info: String) {
         state.withLock { $0.failure = info }
     }
@@ -51,6 +72,7 @@ public final class PlayerProbe: PeerConnectionDelegate, @unchecked Sendable {
         state.withLock { s in
             distribution.add(s.video.delay)
             distribution.add(s.audio.delay)
+            distribution.add(s.stampedDelay)
         }
     }
 

@@ -13,9 +13,20 @@ final class ServerProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var exitStatus: Int32?
 
-    init(path: String, arguments: [String], logPath: String) throws {
-        guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw LoadTestError.server("--spawn \(path) is not an executable file")
+    /// `cpus`: a CPU list for `taskset -c`, which sets the affinity and then execs the server,
+    /// so `pid` is the server's and every thread it starts inherits the list.
+    init(path serverPath: String, arguments serverArguments: [String], cpus: String? = nil, logPath: String) throws {
+        guard FileManager.default.isExecutableFile(atPath: serverPath) else {
+            throw LoadTestError.server("--spawn \(serverPath) is not an executable file")
+        }
+        var path = serverPath
+        var arguments = serverArguments
+        if let cpus {
+            path = Self.taskset
+            guard FileManager.default.isExecutableFile(atPath: path) else {
+                throw LoadTestError.server("--spawn-cpus needs \(path) (util-linux)")
+            }
+            arguments = ["-c", cpus, serverPath] + serverArguments
         }
         guard FileManager.default.createFile(atPath: logPath, contents: nil) else {
             throw LoadTestError.output("cannot write \(logPath)")
@@ -47,6 +58,8 @@ final class ServerProcess: @unchecked Sendable {
         }
         pid = child
     }
+
+    static let taskset = "/usr/bin/taskset"
 
     var isRunning: Bool {
         lock.lock()

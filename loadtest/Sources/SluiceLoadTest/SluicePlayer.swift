@@ -14,6 +14,7 @@ final class SluicePlayer: LoadTestPlayer, @unchecked Sendable {
     private var session: SluiceSession?
     private var connection: PeerConnection?
     private var handle: String?
+    private var headerReceiver: PlayerHeaderReceiver?
 
     init(index: Int, streamName: String, options: LoadTestOptions, url: LoopbackURL) {
         self.index = index
@@ -53,6 +54,9 @@ final class SluicePlayer: LoadTestPlayer, @unchecked Sendable {
         handle = answer.handle
         listen(session, handle: answer.handle)
         try await connection.setRemoteDescription(answer.sdp)
+        if options.playerReceive == .headers {
+            headerReceiver = try await PlayerHeaderReceiver.install(on: connection, probe: probe)
+        }
         try await connection.waitUntilConnected(timeout: Self.secondsLeft(until: deadline))
         try await Self.waitForFirstPacket(probe, deadline: deadline)
     }
@@ -79,6 +83,7 @@ final class SluicePlayer: LoadTestPlayer, @unchecked Sendable {
 
     func stop() async {
         events.markStopping()
+        if let connection, let headerReceiver { headerReceiver.uninstall(from: connection) }
         connection?.close()
         if let session {
             try? await session.disconnect()

@@ -55,7 +55,7 @@ struct ContinuityAccountingTests {
 
     private func player(joined: Bool, continuity: ContinuityCounts = ContinuityCounts(), error: String? = nil,
                         ended: String? = nil) -> PlayerFigures {
-        PlayerFigures(index: 3, stream: "load-0", joined: joined, error: error, joinMillis: joined ? 20 : nil,
+        PlayerFigures(index: 3, stream: "load-0", url: "ws://127.0.0.1:8080/ws", joined: joined, error: error, joinMillis: joined ? 20 : nil,
                       continuity: continuity, videoPackets: 0, audioPackets: 0, keyFrames: 0,
                       lastKeyFrameWidth: nil, lastKeyFrameHeight: nil, layerChanges: 2, layerSwitches: 1,
                       lastLayer: 1, delayP50Micros: nil, delayP99Micros: nil, ended: ended)

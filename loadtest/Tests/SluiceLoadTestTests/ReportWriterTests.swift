@@ -39,7 +39,7 @@ struct ReportWriterTests {
             var c = ContinuityCounts()
             c.packets = 1000
             c.lost = Int64(i)
-            return PlayerFigures(index: i, stream: "load-0", joined: i != 2, error: i == 2 ? "timed <out> & \"gone\"" : nil,
+            return PlayerFigures(index: i, stream: "load-0", url: "ws://127.0.0.1:8080/ws", joined: i != 2, error: i == 2 ? "timed <out> & \"gone\"" : nil,
                                  joinMillis: i == 2 ? nil : 21.5, continuity: c, videoPackets: 700, audioPackets: 300,
                                  keyFrames: 3, lastKeyFrameWidth: 640, lastKeyFrameHeight: 360, layerChanges: 1,
                                  layerSwitches: 0, lastLayer: 0, delayP50Micros: 400, delayP99Micros: 2000, ended: nil)
@@ -55,16 +55,20 @@ struct ReportWriterTests {
         }
         return LoadTestResult(
             target: .sluice, startedAt: "2026-11-29T17:00:00Z", options: options, url: "ws://127.0.0.1:8080/ws",
+            urls: ["ws://127.0.0.1:8080/ws"],
             measuredSeconds: 5, publishers: [PublisherFigures(index: 0, stream: "load-0", joined: true, error: nil,
                                                               packetsSent: 700, sendFailures: 0, keyFramesSent: 3)],
             players: figures,
             totals: .init(expectedPlayers: players, joinedPlayers: players - 1, failedPlayers: 1,
                           continuity: figures.reduce(ContinuityCounts()) { $0 + $1.continuity }, packetsPerSecond: 800,
-                          keyFrames: 12, layerSwitches: 0, joinMillisP50: 21.5, joinMillisP99: 21.5),
+                          keyFrames: 12, layerSwitches: 0, joinMillisP50: 21.5, joinMillisP99: 21.5,
+                          perURL: URLFigures.tally(figures, urls: ["ws://127.0.0.1:8080/ws"])),
             delay: .init(delay), steadyDelay: .init(delay), steadySeconds: 3, delayHistogram: delay.bins(10, upToMicros: 250),
             server: .init(pid: 42, spawned: true, cpuSeconds: 0.35, cpuMicrosPerPacket: 87.5, steadyCPUMicrosPerPacket: 80,
                           steadySeconds: 3, meanCPUPercent: 7, maxRSSBytes: 40 << 20),
-            clientCPUSeconds: 0.2, samples: samples, problems: problems)
+            clientCPUSeconds: 0.2,
+            tester: .init(cpuSeconds: 0.3, packets: 4000, mediaCPUSeconds: 0.2, measuredSeconds: 5),
+            delaySource: .publisherPayloadStamp, samples: samples, problems: problems)
     }
 
     @Test func reportIsWellFormedSelfContainedXHTMLWithItsCharts() {
