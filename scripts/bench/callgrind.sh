@@ -18,10 +18,13 @@
 # with DWARF 4 (valgrind 3.19 reads no DWARF 5):
 #   swift build -c release --scratch-path .build-dwarf4 -Xswiftc -dwarf-version=4 -Xcc -gdwarf-4
 #   BIN=.build-dwarf4/release PLAYERS=10 MEASURE=10 RUNS=3 scripts/bench/callgrind.sh
+# WORKERS (default 1) sets rtc.workers: with 2, the players are spread over both workers and
+# the figure includes the cross-worker hand-over (docs/design.md "One stream on every worker").
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$repo"
 players="${PLAYERS:-10}"
+workers="${WORKERS:-1}"
 measure="${MEASURE:-10}"
 runs="${RUNS:-3}"
 # Where the DWARF-4 release build is (a scratch path keeps it apart from the normal build).
@@ -38,16 +41,16 @@ mkdir -p "$out"
 
 # measure_once DIR: one server under callgrind, one load test; DIR/run.json gets its figure.
 measure_once() {
-unshare -n bash -s -- "$1" "$players" "$measure" "$bin" <<'INNER'
+unshare -n bash -s -- "$1" "$players" "$measure" "$bin" "$workers" <<'INNER'
 set -uo pipefail
-out="$1" players="$2" measure="$3" bin="$4"
+out="$1" players="$2" measure="$3" bin="$4" workers="$5"
 mkdir -p "$out"
 ip link set lo up || exit 1
 token="callgrind-$(date +%s)-token"
 cat > "$out/sluice.json" <<JSON
 {
   "server": {"host": "127.0.0.1", "port": 18480, "webRoot": "web"},
-  "rtc": {"bindAddress": "127.0.0.1", "port": 21480, "workers": 1, "announcedAddresses": ["127.0.0.1"]},
+  "rtc": {"bindAddress": "127.0.0.1", "port": 21480, "workers": $workers, "announcedAddresses": ["127.0.0.1"]},
   "apps": [{"key": "defaultApp"}],
   "admin": {"token": "$token"},
   "log": {"level": "warn"}
