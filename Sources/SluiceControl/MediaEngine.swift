@@ -275,6 +275,10 @@ public final class MediaEngine: @unchecked Sendable {
     public func shutdown() {
         for (session) in Set(handles.values.map(\.session)) { endSession(session) }
         for worker in workers { worker.stop() }
+        // A worker stopped before another may miss that one's last commands to it (a
+        // relaying worker telling the home it stopped relaying): drop what is left now that no
+        // worker thread runs.
+        for media in workerStreams { media.teardown() }
     }
 
     public var sessionCount: Int { Set(handles.values.map(\.session)).count }

@@ -95,6 +95,16 @@ package final class WorkerStreams {
         }
     }
 
+    /// Drops every stream (after the worker stopped: nothing else runs on its state).
+    package func teardown() {
+        for producer in producers.values { producer.releaseBuffers() }
+        for ingress in ingresses.values { ingress.releasePackets() }
+        producers.removeAll()
+        consumers.removeAll()
+        ingresses.removeAll()
+        routers.removeAll()
+    }
+
     // MARK: Relaying
 
     /// This worker's router of a stream whose home is another worker: fed by an ingress,
