@@ -38,10 +38,16 @@ final class WorkerRelay: WorkerInlet {
         var ingresses: [RelayIngress?] = []
         var generations: [UInt16] = []
         var freeSlots: [Int] = []
+        /// Every worker's relay (this one's too), for wake-ups once per loop turn and commands.
+        var peers: [Weak] = []
     }
     private let state: UnsafeMutablePointer<State>
-    /// The other workers' relays, for commands and wake-ups (never per packet).
-    private(set) var peers: [Weak] = []
+    /// In `state`: a stored array read once per loop turn would cost an exclusivity check each
+    /// time (docs/design.md hot-path rule 8).
+    private var peers: [Weak] {
+        _read { yield state.pointee.peers }
+        _modify { yield &state.pointee.peers }
+    }
     struct Weak { weak var relay: WorkerRelay? }
 
     /// Packets this worker could not hand over: the receiving worker's queue was full, or no
