@@ -84,11 +84,11 @@ async def _names(cluster, figures):
         pub1 = await publish(node1.ws_url, "x")
         sessions.append(pub1)
         await pub1.client.wait_status(pub1.handle, "PUBLISHING", 15)
-        assert redis.stream_record("x")["node"] == "node1", redis.keys()
 
         # The same name on node 2: 1003 over the WebSocket, 409 over WHIP.
         await refused_publish(node2, "x", *IN_USE)
         assert await whip_refused(node2, "x") == (409, "STREAM_NAME_IN_USE")
+        assert redis.stream_record("x")["node"] == "node1", redis.keys()
         # Control: a node outside the cluster takes the name (so the refusal above is the claim's).
         alone = cluster.standalone_node()
         control = await publish(alone.ws_url, "x")
