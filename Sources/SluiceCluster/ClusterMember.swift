@@ -58,6 +58,8 @@ public final class ClusterMember: Sendable {
     private let lane: Mutex<Lane>
     private let claimLane: Mutex<ClaimLane>
     private let health = Atomic<UInt8>(RedisHealth.unknown.rawValue)
+    /// How many times the heartbeat found Redis gone (ClaimLane.dropStaleLink).
+    private let outages = Atomic<Int>(0)
     private let published: Mutex<ClusterSnapshot>
     private let figures: Mutex<Figures>
     private let stopping = Atomic<Bool>(false)
@@ -122,8 +124,10 @@ public final class ClusterMember: Sendable {
         let record = StreamRecord(name: name, app: app, node: nodeId, layers: layers)
         let ttl = settings.ttlMs
         do {
+            let outages = self.outages.load(ordering: .acquiring)
             let result = try claimLane.withLock { (lane: inout ClaimLane) throws(RedisError) -> StreamClaim in
-                let result = try lane.registry.claim(record, ttlMs: ttl)
+                lane.dropStaleLink(outages: outages)
+                let result = try lane.run { (registry) throws(RedisError) in try registry.claim(record, ttlMs: ttl) }
                 if result == .claimed { lane.claims[name] = record }
                 return result
             }
@@ -141,11 +145,13 @@ public final class ClusterMember: Sendable {
     public func release(stream name: String) {
         let node = nodeId
         let skip = redisKnownUnreachable
+        let outages = self.outages.load(ordering: .acquiring)
         let problem: String? = claimLane.withLock { lane in
             guard lane.claims.removeValue(forKey: name) != nil else { return nil }
             if skip { return "Redis is unreachable" }
+            lane.dropStaleLink(outages: outages)
             do {
-                try lane.registry.release(stream: name, nodeId: node)
+                _ = try lane.run { (registry) throws(RedisError) in try registry.release(stream: name, nodeId: node) }
                 return nil
             } catch {
                 return "\(error)"
@@ -163,10 +169,12 @@ public final class ClusterMember: Sendable {
     private func refreshClaims(ttlMs: Int) throws(RedisError) -> [(warn: Bool, text: String)] {
         var lines: [(warn: Bool, text: String)] = []
         let names = claimLane.withLock { $0.claims.keys.sorted() }
+        let outages = self.outages.load(ordering: .acquiring)
         for name in names {
             let outcome = try claimLane.withLock { (lane: inout ClaimLane) throws(RedisError) -> ClaimRefresh? in
                 guard let claim = lane.claims[name] else { return nil }
-                let outcome = try lane.registry.refresh(claim, ttlMs: ttlMs)
+                lane.dropStaleLink(outages: outages)
+                let outcome = try lane.run { (registry) throws(RedisError) in try registry.refresh(claim, ttlMs: ttlMs) }
                 if case .lost = outcome { lane.claims.removeValue(forKey: name) }
                 return outcome
             }
@@ -226,6 +234,7 @@ public final class ClusterMember: Sendable {
                 let text = "\(error)"
                 if error.isConnectionLoss {
                     if lane.reachable != false {
+                        outages.add(1, ordering: .acquiringAndReleasing)
                         lines.append((true, "lost Redis at \(url) (\(text)); serving what this node serves, "
                                       + "new cross-node work refused until it returns"))
                     }
