@@ -110,6 +110,10 @@ async def _names(cluster, figures):
             return None
         record = await poll_until(node1_record, "node1's record counts 2 sessions, 1 stream, 1 player")
         assert record["relayAddress"] == f"{node1.host}:{node1.media_port}", record
+        # The record's figures agree with the node's own /metrics.
+        gauges = dict(line.split(" ", 1) for line in node1.metrics().splitlines()
+                      if line.split(" ", 1)[0] in ("sluice_sessions", "sluice_streams", "sluice_players"))
+        assert gauges == {"sluice_sessions": "2", "sluice_streams": "1", "sluice_players": "1"}, gauges
 
         # Node 1's publisher stops: the claim is gone by the time its UNPUBLISHED arrives (a
         # claim left to expire would still be there: its TTL is 3 s, refreshed every 1 s).

@@ -108,7 +108,8 @@ public final class ClusterMember: Sendable {
 
     public func setFigures(_ value: Figures) { figures.withLock { $0 = value } }
 
-    /// Whether Redis answered the last command this node sent it (a heartbeat or a claim).
+    /// True when the last command this node sent Redis (a heartbeat's or a claim's) failed on
+    /// the link; a heartbeat that reaches Redis makes it false again.
     public var redisKnownUnreachable: Bool { health.load(ordering: .acquiring) == RedisHealth.unreachable.rawValue }
 
     /// Claims a stream name cluster-wide for this node, on the claim lane: it waits at most
