@@ -119,7 +119,7 @@ public final class ClusterMember: Sendable {
     /// heartbeat until `release`. Throws when Redis cannot answer: the caller then refuses
     /// what needs the cluster.
     public func claim(stream name: String, app: String, layers: [String] = []) throws(RedisError) -> StreamClaim {
-        if redisKnownUnreachable { throw .connection("Redis is unreachable (the last command to it failed)") }
+        if redisKnownUnreachable { throw .connection(Self.knownUnreachable) }
         // A claim after `stop()` released the others would outlive the node by its TTL.
         if stopping.load(ordering: .acquiring) { throw .connection("this node is leaving the cluster") }
         let record = StreamRecord(name: name, app: app, node: nodeId, layers: layers)
@@ -127,6 +127,8 @@ public final class ClusterMember: Sendable {
         do {
             let outages = self.outages.load(ordering: .acquiring)
             let result = try claimLane.withLock { (lane: inout ClaimLane) throws(RedisError) -> StreamClaim in
+                // A refresh this claim waited for may just have found Redis gone: do not wait again.
+                if redisKnownUnreachable { throw .connection(Self.knownUnreachable) }
                 lane.dropStaleLink(outages: outages)
                 let result = try lane.run { (registry) throws(RedisError) in try registry.claim(record, ttlMs: ttl) }
                 if result == .claimed { lane.claims[name] = record }
@@ -135,9 +137,16 @@ public final class ClusterMember: Sendable {
             health.store(RedisHealth.reachable.rawValue, ordering: .releasing)
             return result
         } catch {
-            if error.isConnectionLoss { health.store(RedisHealth.unreachable.rawValue, ordering: .releasing) }
+            noteFailure(error)
             throw error
         }
+    }
+
+    static let knownUnreachable = "Redis is unreachable (the last command to it failed)"
+
+    /// Marks Redis unreachable when `error` is the link's, so claims after it fail at once.
+    private func noteFailure(_ error: RedisError) {
+        if error.isConnectionLoss { health.store(RedisHealth.unreachable.rawValue, ordering: .releasing) }
     }
 
     /// Stops refreshing the claim and deletes it if it is still ours. Without Redis (or while
@@ -147,14 +156,15 @@ public final class ClusterMember: Sendable {
         let node = nodeId
         let skip = redisKnownUnreachable
         let outages = self.outages.load(ordering: .acquiring)
-        let problem: String? = claimLane.withLock { lane in
+        let problem = claimLane.withLock { (lane: inout ClaimLane) -> String? in
             guard lane.claims.removeValue(forKey: name) != nil else { return nil }
             if skip { return "Redis is unreachable" }
             lane.dropStaleLink(outages: outages)
-            do {
+            do throws(RedisError) {
                 _ = try lane.run { (registry) throws(RedisError) in try registry.release(stream: name, nodeId: node) }
                 return nil
             } catch {
+                noteFailure(error)
                 return "\(error)"
             }
         }
@@ -175,7 +185,14 @@ public final class ClusterMember: Sendable {
             let outcome = try claimLane.withLock { (lane: inout ClaimLane) throws(RedisError) -> ClaimRefresh? in
                 guard let claim = lane.claims[name] else { return nil }
                 lane.dropStaleLink(outages: outages)
-                let outcome = try lane.run { (registry) throws(RedisError) in try registry.refresh(claim, ttlMs: ttlMs) }
+                let outcome: ClaimRefresh
+                do throws(RedisError) {
+                    outcome = try lane.run { (registry) throws(RedisError) in try registry.refresh(claim, ttlMs: ttlMs) }
+                } catch {
+                    // Under the lock, so a claim that waited for this refresh sees it and fails at once.
+                    noteFailure(error)
+                    throw error
+                }
                 if case .lost = outcome { lane.claims.removeValue(forKey: name) }
                 return outcome
             }

@@ -19,7 +19,7 @@ extension SessionManager {
             log.info("publish of \(stream) refused: node \(node) publishes it")
             throw RPCError(MediaError.streamNameInUse)
         case .unavailable(let why):
-            log.warn("publish of \(stream) refused: the cluster's names cannot be checked (\(why))")
+            log.info("publish of \(stream) refused: the cluster's names cannot be checked (\(why))")
             throw RPCError.clusterUnavailable
         }
     }
