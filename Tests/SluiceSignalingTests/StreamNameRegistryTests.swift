@@ -121,6 +121,23 @@ final class RecordingNameRegistry: StreamNameRegistry {
         #expect(registry.reports.last == [1, 1, 0])
     }
 
+    @Test func theClaimIsMadeAfterThePublishHookAndNotForARefusedOne() throws {
+        let harness = HookHarness()
+        let registry = RecordingNameRegistry()
+        harness.manager.nameRegistry = registry
+        let (session, output) = harness.connectedHooked()
+        harness.send(session, 1, "publish", ["stream": "cam", "sdp": "v=0"])
+        #expect(registry.claims.isEmpty, "nothing is claimed while the backend decides")
+        harness.answer(.publishStream, .status(403))
+        #expect(registry.claims.isEmpty)
+        harness.send(session, 2, "publish", ["stream": "cam", "sdp": "v=0"])
+        registry.answer = .inUse(byNode: "node2")
+        harness.answer(.publishStream, .status(200))
+        #expect(registry.claims.map(\.stream) == ["cam"])
+        #expect(output.last?["error"]?["code"] == 1003)
+        #expect(harness.media.publishRequests.isEmpty)
+    }
+
     @Test func withoutARegistryNothingIsClaimed() throws {
         let harness = Harness()
         let (session, output) = harness.connected()
