@@ -20,8 +20,8 @@ public final class ClusterMember: Sendable {
         public var connectTimeoutMs = 500
         public var commandTimeoutMs = 500
         /// The claim lane's connect and command timeouts: claims come from the signaling
-        /// thread, which may wait this long (twice at most: a refresh in progress, then the
-        /// claim), and not at all while Redis is known to be unreachable.
+        /// thread, which waits behind at most one refresh and then its own command, and not
+        /// at all while Redis is known to be unreachable (docs/cluster.md, "Threads").
         public var claimTimeoutMs = 200
 
         public init(url: RedisURL) { self.url = url }
@@ -112,10 +112,10 @@ public final class ClusterMember: Sendable {
     /// the link; a heartbeat that reaches Redis makes it false again.
     public var redisKnownUnreachable: Bool { health.load(ordering: .acquiring) == RedisHealth.unreachable.rawValue }
 
-    /// Claims a stream name cluster-wide for this node, on the claim lane: it waits at most
-    /// about two `claimTimeoutMs` (a refresh in progress, then its own command), and not at
-    /// all while Redis is known to be unreachable (it throws a connection error at once; the
-    /// next heartbeat that reaches Redis lifts that). A claimed name is refreshed by every
+    /// Claims a stream name cluster-wide for this node, on the claim lane: it waits behind at
+    /// most one refresh, then makes its own command (each bounded by `claimTimeoutMs`, plus
+    /// a connect), and not at all while Redis is known to be unreachable (it throws a
+    /// connection error at once; the next heartbeat that reaches Redis lifts that). A claimed name is refreshed by every
     /// heartbeat until `release`. Throws when Redis cannot answer: the caller then refuses
     /// what needs the cluster.
     public func claim(stream name: String, app: String, layers: [String] = []) throws(RedisError) -> StreamClaim {
