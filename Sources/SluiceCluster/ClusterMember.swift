@@ -19,6 +19,10 @@ public final class ClusterMember: Sendable {
         public var ttlMs = 3000
         public var connectTimeoutMs = 500
         public var commandTimeoutMs = 500
+        /// The claim lane's connect and command timeouts: claims come from the signaling
+        /// thread, which waits behind at most one refresh and then its own command, and not
+        /// at all while Redis is known to be unreachable (docs/cluster.md, "Threads").
+        public var claimTimeoutMs = 200
 
         public init(url: RedisURL) { self.url = url }
     }
@@ -37,11 +41,10 @@ public final class ClusterMember: Sendable {
         }
     }
 
-    /// Everything that talks to Redis, behind one lock, so the heartbeat's refresh of a claim
-    /// and a release of it can never interleave (which could bring a released name back).
+    /// The heartbeat's own connection (register and list), used only by its thread. Claims,
+    /// their refreshes and releases go through `claimLane` instead (ClaimLane.swift).
     private struct Lane {
         var registry: ClusterRegistry
-        var claims: [String: StreamRecord] = [:]
         /// nil before the first heartbeat; then whether the last one reached Redis.
         var reachable: Bool?
         var lastProblem: String?
@@ -53,6 +56,10 @@ public final class ClusterMember: Sendable {
     private let signalingURL: String
     private let log: ClusterLog
     private let lane: Mutex<Lane>
+    private let claimLane: Mutex<ClaimLane>
+    private let health = Atomic<UInt8>(RedisHealth.unknown.rawValue)
+    /// How many times the heartbeat found Redis gone (ClaimLane.dropStaleLink).
+    private let outages = Atomic<Int>(0)
     private let published: Mutex<ClusterSnapshot>
     private let figures: Mutex<Figures>
     private let stopping = Atomic<Bool>(false)
@@ -70,6 +77,9 @@ public final class ClusterMember: Sendable {
         let connection = RedisConnection(url: settings.url, connectTimeoutMs: settings.connectTimeoutMs,
                                          commandTimeoutMs: settings.commandTimeoutMs)
         lane = Mutex(Lane(registry: ClusterRegistry(connection: connection)))
+        let claimConnection = RedisConnection(url: settings.url, connectTimeoutMs: settings.claimTimeoutMs,
+                                              commandTimeoutMs: settings.claimTimeoutMs)
+        claimLane = Mutex(ClaimLane(registry: ClusterRegistry(connection: claimConnection)))
         published = Mutex(ClusterSnapshot())
         self.figures = Mutex(figures)
     }
@@ -98,29 +108,63 @@ public final class ClusterMember: Sendable {
 
     public func setFigures(_ value: Figures) { figures.withLock { $0 = value } }
 
-    /// Claims a stream name cluster-wide for this node (blocking, at most a few command
-    /// timeouts). A claimed name is refreshed by every heartbeat until `release`. Throws
-    /// when Redis cannot answer: the caller then refuses what needs the cluster.
+    /// True when the last command this node sent Redis (a heartbeat's or a claim's) failed on
+    /// the link; a heartbeat that reaches Redis makes it false again.
+    public var redisKnownUnreachable: Bool { health.load(ordering: .acquiring) == RedisHealth.unreachable.rawValue }
+
+    /// Claims a stream name cluster-wide for this node, on the claim lane: it waits behind at
+    /// most one refresh, then makes its own command (each bounded by `claimTimeoutMs`, plus
+    /// a connect), and not at all while Redis is known to be unreachable (it throws a
+    /// connection error at once; the next heartbeat that reaches Redis lifts that). A claimed name is refreshed by every
+    /// heartbeat until `release`. Throws when Redis cannot answer: the caller then refuses
+    /// what needs the cluster.
     public func claim(stream name: String, app: String, layers: [String] = []) throws(RedisError) -> StreamClaim {
+        if redisKnownUnreachable { throw .connection(Self.knownUnreachable) }
+        // A claim after `stop()` released the others would outlive the node by its TTL.
+        if stopping.load(ordering: .acquiring) { throw .connection("this node is leaving the cluster") }
         let record = StreamRecord(name: name, app: app, node: nodeId, layers: layers)
         let ttl = settings.ttlMs
-        return try lane.withLock { (lane: inout Lane) throws(RedisError) -> StreamClaim in
-            let result = try lane.registry.claim(record, ttlMs: ttl)
-            if result == .claimed { lane.claims[name] = record }
+        do {
+            let outages = self.outages.load(ordering: .acquiring)
+            let result = try claimLane.withLock { (lane: inout ClaimLane) throws(RedisError) -> StreamClaim in
+                // A refresh this claim waited for may just have found Redis gone: do not wait again.
+                if redisKnownUnreachable { throw .connection(Self.knownUnreachable) }
+                lane.dropStaleLink(outages: outages)
+                let result = try lane.run { (registry) throws(RedisError) in try registry.claim(record, ttlMs: ttl) }
+                if result == .claimed { lane.claims[name] = record }
+                return result
+            }
+            health.store(RedisHealth.reachable.rawValue, ordering: .releasing)
             return result
+        } catch {
+            noteFailure(error)
+            throw error
         }
     }
 
-    /// Stops refreshing the claim and deletes it if it is still ours. Without Redis it just
-    /// stops the refresh, and the claim expires within the TTL.
+    static let knownUnreachable = "Redis is unreachable (the last command to it failed)"
+
+    /// Marks Redis unreachable when `error` is the link's, so claims after it fail at once.
+    private func noteFailure(_ error: RedisError) {
+        if error.isConnectionLoss { health.store(RedisHealth.unreachable.rawValue, ordering: .releasing) }
+    }
+
+    /// Stops refreshing the claim and deletes it if it is still ours. Without Redis (or while
+    /// it is known to be unreachable) it just stops the refresh, and the claim expires within
+    /// the TTL.
     public func release(stream name: String) {
         let node = nodeId
-        let problem: String? = lane.withLock { lane in
+        let skip = redisKnownUnreachable
+        let outages = self.outages.load(ordering: .acquiring)
+        let problem = claimLane.withLock { (lane: inout ClaimLane) -> String? in
             guard lane.claims.removeValue(forKey: name) != nil else { return nil }
-            do {
-                try lane.registry.release(stream: name, nodeId: node)
+            if skip { return "Redis is unreachable" }
+            lane.dropStaleLink(outages: outages)
+            do throws(RedisError) {
+                _ = try lane.run { (registry) throws(RedisError) in try registry.release(stream: name, nodeId: node) }
                 return nil
             } catch {
+                noteFailure(error)
                 return "\(error)"
             }
         }
@@ -128,7 +172,38 @@ public final class ClusterMember: Sendable {
     }
 
     /// The names this node claims now.
-    public var claimedStreams: [String] { lane.withLock { $0.claims.keys.sorted() } }
+    public var claimedStreams: [String] { claimLane.withLock { $0.claims.keys.sorted() } }
+
+    /// Refreshes each claim on the claim lane, one command per lock, so a claim or release from
+    /// another thread waits behind at most one of them. A name released meanwhile is skipped:
+    /// it is checked under the same lock as the refresh.
+    private func refreshClaims(ttlMs: Int) throws(RedisError) -> [(warn: Bool, text: String)] {
+        var lines: [(warn: Bool, text: String)] = []
+        let names = claimLane.withLock { $0.claims.keys.sorted() }
+        let outages = self.outages.load(ordering: .acquiring)
+        for name in names {
+            let outcome = try claimLane.withLock { (lane: inout ClaimLane) throws(RedisError) -> ClaimRefresh? in
+                guard let claim = lane.claims[name] else { return nil }
+                lane.dropStaleLink(outages: outages)
+                let outcome: ClaimRefresh
+                do throws(RedisError) {
+                    outcome = try lane.run { (registry) throws(RedisError) in try registry.refresh(claim, ttlMs: ttlMs) }
+                } catch {
+                    // Under the lock, so a claim that waited for this refresh sees it and fails at once.
+                    noteFailure(error)
+                    throw error
+                }
+                if case .lost = outcome { lane.claims.removeValue(forKey: name) }
+                return outcome
+            }
+            switch outcome {
+            case nil, .refreshed?: break
+            case .reclaimed?: lines.append((false, "claimed \(name) again (its key had gone)"))
+            case .lost(let other)?: lines.append((true, "lost the claim on \(name) to node \(other) while Redis was away"))
+            }
+        }
+        return lines
+    }
 
     // MARK: The thread
 
@@ -157,37 +232,32 @@ public final class ClusterMember: Sendable {
         let outcome: (listed: ClusterSnapshot?, reachable: Bool, problem: String?) = lane.withLock { lane in
             do throws(RedisError) {
                 try lane.registry.register(record, ttlMs: ttl)
-                for (name, claim) in lane.claims.sorted(by: { $0.key < $1.key }) {
-                    switch try lane.registry.refresh(claim, ttlMs: ttl) {
-                    case .refreshed: break
-                    case .reclaimed: lines.append((false, "claimed \(name) again (its key had gone)"))
-                    case .lost(let other):
-                        lane.claims.removeValue(forKey: name)
-                        lines.append((true, "lost the claim on \(name) to node \(other) while Redis was away"))
-                    }
-                }
+                lines += try refreshClaims(ttlMs: ttl)
                 let nodes = try lane.registry.nodes()
                 let streams = try lane.registry.streams()
                 let junk = nodes.junk + streams.junk
                 let problem = junk > 0 ? "\(junk) key(s) under \(ClusterKeys.prefix) hold no Sluice record; skipped" : nil
                 if lane.reachable == false {
-                    lines.append((false, "Redis at \(url) is back; node \(nodeId) registered again with \(lane.claims.count) claim(s)"))
+                    lines.append((false, "Redis at \(url) is back; node \(nodeId) registered again with \(claimedStreams.count) claim(s)"))
                 } else if lane.reachable == nil {
                     lines.append((false, "node \(nodeId) registered in Redis at \(url) (TTL \(ttl) ms)"))
                 }
                 if let problem, problem != lane.lastProblem { lines.append((true, "\(problem)")) }
                 lane.reachable = true
                 lane.lastProblem = problem
+                health.store(RedisHealth.reachable.rawValue, ordering: .releasing)
                 return (ClusterSnapshot(redisReachable: true, nodes: nodes.nodes, streams: streams.streams,
                                         problem: problem, listedAtMs: Self.wallClockMs()), true, problem)
             } catch {
                 let text = "\(error)"
                 if error.isConnectionLoss {
                     if lane.reachable != false {
+                        outages.add(1, ordering: .acquiringAndReleasing)
                         lines.append((true, "lost Redis at \(url) (\(text)); serving what this node serves, "
                                       + "new cross-node work refused until it returns"))
                     }
                     lane.reachable = false
+                    health.store(RedisHealth.unreachable.rawValue, ordering: .releasing)
                 } else if text != lane.lastProblem {
                     lines.append((true, "heartbeat failed: \(text)"))
                 }
@@ -210,15 +280,25 @@ public final class ClusterMember: Sendable {
     /// A clean stop: the node and its claims go at once instead of after the TTL.
     private func leave() {
         let node = nodeId
-        let problem: String? = lane.withLock { lane in
+        var problem: String? = claimLane.withLock { lane in
+            defer {
+                lane.claims.removeAll()
+                lane.registry.connection.close()
+            }
             do {
                 for name in lane.claims.keys.sorted() { try lane.registry.release(stream: name, nodeId: node) }
-                lane.claims.removeAll()
-                try lane.registry.deregister(nodeId: node)
-                lane.registry.connection.close()
                 return nil
             } catch {
-                lane.registry.connection.close()
+                return "\(error)"
+            }
+        }
+        problem = lane.withLock { lane in
+            defer { lane.registry.connection.close() }
+            guard problem == nil else { return problem }
+            do {
+                try lane.registry.deregister(nodeId: node)
+                return nil
+            } catch {
                 return "\(error)"
             }
         }

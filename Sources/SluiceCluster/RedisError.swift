@@ -22,4 +22,11 @@ public enum RedisError: Error, Equatable, CustomStringConvertible {
         if case .connection = self { return true }
         return false
     }
+
+    /// A link the server closed or reset (hiredis's words for EOF, ECONNRESET and EPIPE): seen
+    /// at once on the next command, unlike a server that does not answer.
+    public var isClosedByServer: Bool {
+        guard case .connection(let why) = self else { return false }
+        return why.contains("Server closed the connection") || why.contains("Connection reset") || why.contains("Broken pipe")
+    }
 }

@@ -14,6 +14,8 @@ public final class Server {
     public let log: Log
     /// This node's cluster membership when `cluster.redis` is set (docs/cluster.md).
     public let cluster: ClusterMember?
+    /// Signaling's view of `cluster`: publish claims and the load figures.
+    let clusterNames: ClusterStreamNames?
 
     public init(config: ServerConfig) throws {
         self.config = config
@@ -45,6 +47,8 @@ public final class Server {
         }
         signaling = SignalingServer(config: signalingConfig, media: media, log: Log(level: level, subsystem: "signaling"))
         cluster = config.cluster.map { Server.clusterMember($0, config: config, tls: signalingConfig.tls != nil, level: level) }
+        clusterNames = cluster.map { ClusterStreamNames(member: $0, workers: config.workerCount) }
+        signaling.sessions.nameRegistry = clusterNames
         AdminAPI(adminToken: config.adminToken, metricsToken: config.metricsToken, media: media, signaling: signaling).register(on: signaling.router)
         AdminCluster(adminToken: config.adminToken, member: cluster, redis: config.cluster?.redis).register(on: signaling.router)
         WHIPEndpoint(signaling: signaling).register(on: signaling.router)
@@ -89,6 +93,7 @@ public final class Server {
                  + ", "
                  + "announcing \(config.announcedAddresses.joined(separator: ","))")
         cluster?.start()
+        clusterNames?.start(waking: signaling)
     }
 
     /// SIGHUP: reads `server.tls`'s certificate and key again. When they load and match, new
@@ -114,6 +119,7 @@ public final class Server {
     /// Tells every session DISCONNECTED and every stream UNPUBLISHED, then stops the workers.
     public func shutdown() {
         // First leave the cluster, so other nodes stop sending plays here.
+        clusterNames?.stop()
         cluster?.stop()
         signaling.shutdown()
         media.shutdown()

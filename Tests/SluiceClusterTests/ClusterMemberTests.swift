@@ -107,6 +107,28 @@ final class ClusterMemberTests: XCTestCase {
         XCTAssertEqual(lines.count("lost Redis"), 1, lines.lines.withLock { $0 }.joined(separator: "\n"))
         member.stop()
     }
+
+    /// Redis restarts between two heartbeats, so no heartbeat saw it gone: the claim lane's old
+    /// link is closed by the server, and a claim must not fail on it (that would refuse a
+    /// publish with 1013 although Redis is back).
+    func testAClaimAfterRedisRestartedUnseenUsesANewLink() throws {
+        let redis = try RedisServerFixture.start()
+        var settings = ClusterMember.Settings(url: redis.url)
+        settings.heartbeatMs = 60_000
+        let member = ClusterMember(settings: settings, nodeId: "edge-1", relayAddress: "127.0.0.1:7001",
+                                   signalingURL: "ws://127.0.0.1:8081/ws", log: Lines().log)
+        member.start()
+        defer { member.stop() }
+        // The first (and, within the test, only) heartbeat is done.
+        XCTAssertTrue(waitUntil(5) { member.snapshot.redisReachable })
+        XCTAssertEqual(try member.claim(stream: "a", app: "x"), .claimed)
+        try redis.restart()
+        XCTAssertFalse(member.redisKnownUnreachable)
+        XCTAssertEqual(try member.claim(stream: "b", app: "x"), .claimed)
+        XCTAssertEqual(try ClusterRegistry(connection: redis.connection()).stream("b")?.node, "edge-1")
+        member.release(stream: "b")
+        XCTAssertNil(try ClusterRegistry(connection: redis.connection()).stream("b"), "released on the new link")
+    }
 }
 
 /// A TCP server on 127.0.0.1 that answers every connection with bytes no Redis would send.

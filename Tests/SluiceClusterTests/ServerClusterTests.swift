@@ -84,4 +84,35 @@ final class ServerClusterTests: XCTestCase {
                                                              headers: ["authorization": "Bearer \(Self.token)"]))
         XCTAssertEqual(post.status, 405)
     }
+
+    /// The server's StreamNameRegistry (ClusterStreamNames over ClusterMember) against Redis:
+    /// another node's name is in use, a claim is ours in Redis until released, and while Redis
+    /// is known to be away a claim is unavailable at once, until Redis answers again.
+    func testTheServersNameRegistryClaimsInRedis() throws {
+        let redis = try RedisServerFixture.start()
+        let server = try server(cluster: ClusterConfig(redis: redis.url, nodeId: "node-a", relayAddress: "127.0.0.1:10000"))
+        defer { server.shutdown() }
+        let names = try XCTUnwrap(server.signaling.sessions.nameRegistry, "a cluster node has a name registry")
+        let registry = ClusterRegistry(connection: redis.connection())
+        XCTAssertEqual(try registry.claim(StreamRecord(name: "taken", app: "defaultApp", node: "node-b"), ttlMs: 10_000), .claimed)
+
+        XCTAssertEqual(names.claim(stream: "taken", app: "defaultApp"), .inUse(byNode: "node-b"))
+        XCTAssertEqual(names.claim(stream: "mine", app: "defaultApp"), .claimed)
+        XCTAssertEqual(try registry.stream("mine"), StreamRecord(name: "mine", app: "defaultApp", node: "node-a"))
+        names.release(stream: "mine")
+        XCTAssertNil(try registry.stream("mine"), "released at once, not left to the TTL")
+        names.release(stream: "taken")
+        XCTAssertEqual(try registry.stream("taken")?.node, "node-b", "another node's claim is not ours to release")
+
+        redis.kill()
+        XCTAssertTrue(waitUntil(5) { server.cluster?.redisKnownUnreachable == true })
+        guard case .unavailable(let why) = names.claim(stream: "new", app: "defaultApp") else {
+            return XCTFail("a claim while Redis is away must be unavailable")
+        }
+        XCTAssertTrue(why.contains("unreachable"), "answered from what the node knows, without asking: \(why)")
+        try redis.restart()
+        XCTAssertTrue(waitUntil(5) { server.cluster?.redisKnownUnreachable == false })
+        XCTAssertEqual(names.claim(stream: "new", app: "defaultApp"), .claimed)
+        XCTAssertEqual(try ClusterRegistry(connection: redis.connection()).stream("new")?.node, "node-a")
+    }
 }

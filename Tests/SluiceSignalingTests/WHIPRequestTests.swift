@@ -110,6 +110,7 @@ import Testing
             (RPCError(.badSDP("line 3: \"m=video\"")), 400, "BAD_SDP"),
             (.limitReached("sessions"), 503, "LIMIT_REACHED"),
             (RPCError(.limitReached("maxStreams")), 503, "LIMIT_REACHED"),
+            (.clusterUnavailable, 503, "CLUSTER_UNAVAILABLE"),
             (RPCError(.constraintsExceedLimits), 403, "CONSTRAINTS_EXCEED_LIMITS"),
             (.invalidParams("'stream' must be ..."), 400, "BAD_REQUEST"),
             (.internalError("x"), 500, "INTERNAL_ERROR"),

@@ -49,6 +49,10 @@ extension RPCError {
     public static let unknownAppKey = RPCError(code: 1001, message: "Unknown app key", reason: "UNKNOWN_APP_KEY")
     public static let restrictedAccess = RPCError(code: 1002, message: "Restricted access", reason: "RESTRICTED_ACCESS")
     public static let unknownHandle = RPCError(code: 1007, message: "Unknown handle", reason: "UNKNOWN_HANDLE")
+    /// 1013: the cluster's stream names cannot be checked (Redis unreachable), so a publish is
+    /// refused rather than made on this node alone, where its name could collide later.
+    public static let clusterUnavailable = RPCError(code: 1013, message: "Cluster state unavailable",
+                                                    reason: "CLUSTER_UNAVAILABLE")
     public static let rateLimitExceeded = RPCError(code: 1008, message: "Rate limit exceeded", reason: "LIMIT_REACHED")
 
     /// 1011: the access token was refused; `reason` tells why.

@@ -205,6 +205,10 @@ public final class SignalingServer {
         return true
     }
 
+    /// From any thread: wakes the service thread, which then does its periodic work (the
+    /// cluster's load figures). For a timer of the server's; a no-op before `start()`.
+    public func wake() { waker.wake() }
+
     /// The credentials new TLS connections get (or are about to), nil without TLS.
     public var tlsCredentials: TLSCredentials? { tlsCertificate?.latest }
 
@@ -224,6 +228,7 @@ public final class SignalingServer {
         }
         sessions.drainHookCompletions()
         sessions.drainMediaEvents()
+        sessions.reportFigures()
         if !soon.isEmpty {
             let tasks = soon
             soon.removeAll()

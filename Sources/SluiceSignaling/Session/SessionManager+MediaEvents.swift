@@ -14,6 +14,7 @@ extension SessionManager {
                     + (info.map { " \"\($0)\"" } ?? "")
                 if status == .failed { log.warn(line) } else { log.info(line) }
             }
+            releaseName(after: event)
             deliver(event)
         }
     }

@@ -35,11 +35,15 @@ extension SessionManager {
                                      startBitrateKbps: startBitrate(of: session).kbps(declared: constraints, limits: limits))
         let start = { [unowned self] (session: RPCSession) throws(RPCError) -> JSONValue in
             let answer: MediaAnswer
+            // After the hook: the name in use is checked again then (section 6, Hooks).
+            let claimed = try claimName(stream, session: session)
             do throws(MediaError) {
                 answer = try media.publish(request)
             } catch {
+                if claimed { releaseName(stream) }
                 throw RPCError(error)
             }
+            if claimed { claimedNames[stream] = answer.handle }
             session.handles[answer.handle] = RPCSession.HandleRecord(role: .publish, stream: stream)
             if let custom { session.hooks.handleCustom[answer.handle] = custom }
             return ["handle": .string(answer.handle), "sdp": .string(answer.sdp)]

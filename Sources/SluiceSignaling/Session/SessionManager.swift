@@ -33,6 +33,13 @@ public final class SessionManager {
     var nextHookToken: UInt64 = 1
     /// Sessions of apps with hooks, from `connect` until their `disconnect` hook is queued.
     var hookSubjects: [SessionID: RPCSession] = [:]
+    /// The cluster's stream names when this server is a cluster node; nil: names are this
+    /// node's alone (SessionManager+NameRegistry.swift). Set before the server starts.
+    public var nameRegistry: StreamNameRegistry?
+    /// Names claimed in `nameRegistry`, by the publish handle that holds each.
+    var claimedNames: [String: StreamHandle] = [:]
+    /// When the load figures last went to `nameRegistry` (monotonic microseconds).
+    var figuresReportedAt: UInt64 = 0
 
     /// `clock` gives monotonic microseconds (rate limiting); `makeSessionID`, `hookTransport`
     /// and `wallClockMillis` are for tests (hooks go through Sluice's own HTTP/HTTPS client by default).
