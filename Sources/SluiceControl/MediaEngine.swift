@@ -15,6 +15,9 @@ import Synchronization
 /// causes (docs/protocol.md "Order").
 public final class MediaEngine: @unchecked Sendable {
     public var wakeup: @Sendable () -> Void = {}
+    /// The cluster, for plays of streams published on other nodes; nil on a single node.
+    /// Set before the server starts.
+    public var remoteStreams: RemoteStreams?
 
     public let config: MediaEngineConfig
     public let workers: [MediaWorker]
