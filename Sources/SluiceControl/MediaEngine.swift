@@ -25,20 +25,34 @@ public final class MediaEngine: @unchecked Sendable {
     let negotiator: Negotiation
 
     // Control-thread state.
-    private var streams: [String: StreamEntry] = [:]
-    private var handles: [StreamHandle: HandleEntry] = [:]
+    var streams: [String: StreamEntry] = [:]
+    var handles: [StreamHandle: HandleEntry] = [:]
     private var pending: [MediaEvent] = []
+
+    // Relay links between nodes (MediaEngine+Links.swift). Origin: by link id. Edge: by stream.
+    var originLinks: [String: OriginLink] = [:]
+    var edgeLinkState: [String: EdgeLink] = [:]
+    /// Link handles (either side) to their origin link id or edge stream.
+    var linkHandles: [StreamHandle: String] = [:]
+    /// Answers to this edge's link requests, from the cluster's threads.
+    let linkResults = Mutex<[LinkResult]>([])
+    /// The host other nodes reach this one's media at (`cluster.relayAddress`); the first
+    /// announced address when nil.
+    public var relayHost: String?
 
     // Filled by workers from their threads.
     private let workerEvents = Mutex<[WorkerEvent]>([])
     let statsBoard = StatsBoard()
 
-    private struct StreamEntry {
+    struct StreamEntry {
         var publisher: StreamHandle?
         var publisherTracks: (audio: TrackParameters?, video: TrackParameters?) = (nil, nil)
         var players: [StreamHandle] = []
         var audioMute = MuteState()
         var videoMute = MuteState()
+        /// Edge: the codecs of the stream another node publishes, which this node's players
+        /// are fed from over a relay link (MediaEngine+Links.swift).
+        var remoteCodecs: StreamCodecs?
 
         func mute(_ kind: MediaKind) -> MuteState { kind == .audio ? audioMute : videoMute }
 
@@ -47,7 +61,7 @@ public final class MediaEngine: @unchecked Sendable {
         }
     }
 
-    private struct HandleEntry {
+    struct HandleEntry {
         var session: SessionID
         var stream: String
         var role: StreamRole
@@ -134,7 +148,8 @@ public final class MediaEngine: @unchecked Sendable {
 
     public func play(_ request: PlayRequest) throws(MediaError) -> MediaAnswer {
         let entry = streams[request.stream]
-        if entry?.publisher == nil && !request.wait { throw .streamNotFound }
+        let remote = entry?.publisher == nil ? try remoteCodecs(of: request.stream) : nil
+        if entry?.publisher == nil && remote == nil && !request.wait { throw .streamNotFound }
         if let entry, entry.players.count >= config.maxPlayersPerStream {
             throw .limitReached("Too many players (limits.maxPlayersPerStream is \(config.maxPlayersPerStream))")
         }
@@ -146,11 +161,12 @@ public final class MediaEngine: @unchecked Sendable {
         let handle = Self.makeHandle(prefix: "play")
         let (answer, parameters) = try negotiator.negotiate(
             offer: request.offer, role: .play, handle: handle, stream: request.stream,
-            candidates: candidates(worker: worker), publisherTracks: entry?.publisherTracks,
+            candidates: candidates(worker: worker), publisherTracks: remote.map(Self.tracks) ?? entry?.publisherTracks,
             constraints: request.constraints,
             consentTimeoutMicros: UInt64(config.iceConsentTimeoutSeconds) * 1_000_000)
         var updated = entry ?? StreamEntry()
         updated.players.append(handle)
+        if let remote { updated.remoteCodecs = remote }
         streams[request.stream] = updated
         handles[handle] = HandleEntry(session: request.session, stream: request.stream, role: .play,
                                       wait: request.wait, worker: worker)
@@ -158,6 +174,7 @@ public final class MediaEngine: @unchecked Sendable {
         let constraints = request.constraints
         workers[worker].execute { media.addPlayer(parameters, constraints: constraints, home: home) }
         emitStatus(handle, .pending, info: nil, ends: false)
+        if remote != nil { ensureLink(request.stream) }
         return MediaAnswer(handle: handle, sdp: answer)
     }
 
@@ -270,6 +287,11 @@ public final class MediaEngine: @unchecked Sendable {
             return taken
         }
         for event in raw { apply(event) }
+        for result in linkResults.withLock({ queue -> [LinkResult] in
+            let taken = queue
+            queue.removeAll()
+            return taken
+        }) { linkAnswered(result) }
         let out = pending
         pending.removeAll()
         for event in out { body(event) }
@@ -290,7 +312,7 @@ public final class MediaEngine: @unchecked Sendable {
     // MARK: Internals
 
     /// Ends a handle with its own status; a publisher's players learn that it went away.
-    private func end(_ handle: StreamHandle, info: String) {
+    func end(_ handle: StreamHandle, info: String) {
         guard let entry = handles.removeValue(forKey: handle) else { return }
         let media = workerStreams[entry.worker]
         workers[entry.worker].execute { media.remove(handle) }
@@ -304,26 +326,34 @@ public final class MediaEngine: @unchecked Sendable {
             stream.publisherTracks = (nil, nil)
             stream.audioMute.byPublisher = false
             stream.videoMute.byPublisher = false
-            for player in stream.players {
-                guard let playerEntry = handles[player] else { continue }
-                if playerEntry.wait {
-                    emitStatus(player, .unpublished, info: StatusInfo.publisherStop, ends: false)
-                } else {
-                    handles[player] = nil
-                    statsBoard.remove(player)
-                    workers[playerEntry.worker].execute { media.remove(player) }
-                    emitStatus(player, .unpublished, info: StatusInfo.publisherStop, ends: true, entry: playerEntry)
-                }
-            }
-            stream.players.removeAll { handles[$0] == nil }
+            publisherGone(&stream, info: StatusInfo.publisherStop)
         } else {
             stream.players.removeAll { $0 == handle }
         }
         if stream.publisher == nil && stream.players.isEmpty {
             streams[entry.stream] = nil
+            closeEdgeLink(entry.stream)
         } else {
             streams[entry.stream] = stream
         }
+    }
+
+    /// The stream's publisher went (here, or on its origin node): waiting players are told
+    /// and stay; the others end.
+    func publisherGone(_ stream: inout StreamEntry, info: String) {
+        for player in stream.players {
+            guard let playerEntry = handles[player] else { continue }
+            if playerEntry.wait {
+                emitStatus(player, .unpublished, info: info, ends: false)
+            } else {
+                handles[player] = nil
+                statsBoard.remove(player)
+                let media = workerStreams[playerEntry.worker]
+                workers[playerEntry.worker].execute { media.remove(player) }
+                emitStatus(player, .unpublished, info: info, ends: true, entry: playerEntry)
+            }
+        }
+        stream.players.removeAll { handles[$0] == nil }
     }
 
     private func apply(_ event: WorkerEvent) {
@@ -337,7 +367,10 @@ public final class MediaEngine: @unchecked Sendable {
             guard let entry = handles[handle], entry.role == .play else { return }
             emitStatus(handle, .playing, info: nil, ends: false)
         case .failed(let handle, let reason):
-            guard handles[handle] != nil else { return }
+            guard handles[handle] != nil else {
+                linkFailed(handle, reason: reason)
+                return
+            }
             end(handle, info: StatusInfo.failure(reason))
         case .layerChanged(let handle, _, _, _, _), .notEnoughBandwidth(let handle, _),
              .connectionQuality(let handle, _, _), .limitExceeded(let handle, _, _, _):
@@ -358,7 +391,7 @@ public final class MediaEngine: @unchecked Sendable {
         wakeup()
     }
 
-    private func emitStatus(_ handle: StreamHandle, _ status: StreamStatus, info: String?, ends: Bool,
+    func emitStatus(_ handle: StreamHandle, _ status: StreamStatus, info: String?, ends: Bool,
                             entry: HandleEntry? = nil) {
         guard let entry = entry ?? handles[handle] else { return }
         pending.append(.streamStatus(session: entry.session, handle: handle, stream: entry.stream,
@@ -374,7 +407,7 @@ public final class MediaEngine: @unchecked Sendable {
 
     /// A stream's home: the worker its publisher is on, chosen from its name, so that the
     /// workers of players waiting for a name know where the publisher who comes later will be.
-    private func workerIndex(for stream: String) -> Int {
+    func workerIndex(for stream: String) -> Int {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in stream.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return Int(hash % UInt64(workers.count))

@@ -11,4 +11,6 @@ public enum MediaError: Error, Equatable, Sendable {
     case wrongRole
     /// The publisher tried to lift a server-side (moderator) mute.
     case restrictedAccess
+    /// A cluster node cannot reach the cluster's state (Redis) to find a stream on another node.
+    case clusterUnavailable
 }

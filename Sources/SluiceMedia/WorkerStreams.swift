@@ -21,6 +21,9 @@ package final class WorkerStreams {
     private var routers: [String: Router] = [:]
     private var producers: [StreamHandle: Producer] = [:]
     private var consumers: [StreamHandle: Consumer] = [:]
+    /// Origin: relay links to other nodes. Edge: the sockets of links from origins.
+    private var links: [StreamHandle: LinkConsumer] = [:]
+    private var linkSockets: [StreamHandle: WorkerSocket] = [:]
     /// The streams this worker relays from their home, by name.
     private var ingresses: [String: RelayIngress] = [:]
     private var peers: [Weak] = []
@@ -81,8 +84,16 @@ package final class WorkerStreams {
             worker.removeTickable(producer)
             producer.transport.close()
             producer.releaseBuffers()
+            if let socket = linkSockets.removeValue(forKey: handle) { worker.closeSocket(socket) }
             if let router = producer.router {
                 router.detach(producer)
+                dropIfEmpty(router)
+            }
+        } else if let link = links.removeValue(forKey: handle) {
+            worker.removeTickable(link)
+            link.transport.close()
+            if let router = routers[link.parameters.stream] {
+                router.remove(link)
                 dropIfEmpty(router)
             }
         } else if let consumer = consumers.removeValue(forKey: handle) {
@@ -95,12 +106,54 @@ package final class WorkerStreams {
         }
     }
 
+    // MARK: Relay links between nodes
+
+    /// Origin: a relay link of `parameters.stream` to an edge node, on the stream's home.
+    package func addLink(_ parameters: LinkParameters) {
+        guard let transport = try? WebRTCTransport(worker: worker, security: security, parameters: parameters.transport)
+        else {
+            report(.failed(parameters.handle, .dtlsError))
+            return
+        }
+        let link = LinkConsumer(parameters: parameters, transport: transport)
+        link.report = report
+        transport.delegate = link
+        worker.addTickable(link)
+        links[parameters.handle] = link
+        router(parameters.stream).add(link)
+    }
+
+    /// Edge: the stream's source is a link from its origin node: a producer over a client
+    /// transport, on a socket of its own (bound to `bindAddress`, any port), so links to one
+    /// origin port never share a tuple.
+    package func addLinkSource(_ parameters: EndpointParameters, bindAddress: SocketAddress) {
+        guard let socket = try? worker.openSocket(bindAddress: bindAddress) else {
+            report(.failed(parameters.handle, .dtlsError))
+            return
+        }
+        guard let transport = try? WebRTCTransport(worker: worker, socket: socket, security: security,
+                                                   parameters: parameters.transport) else {
+            worker.closeSocket(socket)
+            report(.failed(parameters.handle, .dtlsError))
+            return
+        }
+        linkSockets[parameters.handle] = socket
+        let producer = Producer(parameters: parameters, transport: transport, statsBoard: nil)
+        producer.rtpActivity = RTPActivityWatch(timeoutMicros: rtpTimeoutMicros)
+        producer.report = report
+        transport.delegate = producer
+        worker.addTickable(producer)
+        producers[parameters.handle] = producer
+        router(parameters.stream).attach(producer)
+    }
+
     /// Drops every stream (after the worker stopped: nothing else runs on its state).
     package func teardown() {
         for producer in producers.values { producer.releaseBuffers() }
         for ingress in ingresses.values { ingress.releasePackets() }
         producers.removeAll()
         consumers.removeAll()
+        links.removeAll()
         ingresses.removeAll()
         routers.removeAll()
     }

@@ -22,6 +22,7 @@ final class Router {
     private struct FanOut {
         var consumers: [Consumer] = []
         var targets: [RelayTarget] = []
+        var links: [LinkConsumer] = []
     }
     private let fanOut: UnsafeMutablePointer<FanOut>
     private(set) var consumers: [Consumer] {
@@ -32,6 +33,11 @@ final class Router {
     private(set) var targets: [RelayTarget] {
         _read { yield fanOut.pointee.targets }
         _modify { yield &fanOut.pointee.targets }
+    }
+    /// Relay links to other nodes (home router on the origin node only).
+    private(set) var links: [LinkConsumer] {
+        _read { yield fanOut.pointee.links }
+        _modify { yield &fanOut.pointee.links }
     }
     /// Stream-wide mute (publisher's or server's), applied by every consumer.
     private(set) var audioMuted = false
@@ -55,7 +61,7 @@ final class Router {
         fanOut.deallocate()
     }
 
-    var isEmpty: Bool { source == nil && consumers.isEmpty && targets.isEmpty }
+    var isEmpty: Bool { source == nil && consumers.isEmpty && targets.isEmpty && links.isEmpty }
     /// The producer, on the stream's home worker while it has a publisher.
     var producer: Producer? { source as? Producer }
 
@@ -64,6 +70,7 @@ final class Router {
         source.router = self
         measuredLayers = source.selectorLayers(now: MonotonicClock.nowMicros())
         for consumer in consumers { consumer.sourceChanged(present: true) }
+        for link in links { link.sourceChanged(present: true) }
         publishSnapshot()
     }
 
@@ -73,6 +80,7 @@ final class Router {
         source.router = nil
         measuredLayers = []
         for consumer in consumers { consumer.sourceChanged(present: false) }
+        for link in links { link.sourceChanged(present: false) }
         publishSnapshot()
     }
 
@@ -84,6 +92,17 @@ final class Router {
 
     func remove(_ consumer: Consumer) {
         consumers.removeAll { $0 === consumer }
+    }
+
+    /// A relay link to another node: every packet of every layer, from now on.
+    func add(_ link: LinkConsumer) {
+        links.append(link)
+        link.upstream = self
+        link.sourceChanged(present: source != nil)
+    }
+
+    func remove(_ link: LinkConsumer) {
+        links.removeAll { $0 === link }
     }
 
     /// Another worker has players of this stream: hand it every packet from now on, and tell
@@ -106,6 +125,7 @@ final class Router {
         if isMuted(packet.kind) { return KeyFrameRequests() }
         producerCalling = true
         for consumer in consumers { consumer.forward(packet) }
+        if !links.isEmpty { for link in links { link.forward(packet) } }
         producerCalling = false
         if !targets.isEmpty, let relay { relay.hand(packet, to: targets) }
         return takeRequests()

@@ -90,6 +90,8 @@ extension RPCError {
             self.init(code: 1010, message: "The handle does not support this method", reason: "WRONG_ROLE")
         case .restrictedAccess:
             self = .restrictedAccess
+        case .clusterUnavailable:
+            self = .clusterUnavailable
         }
     }
 }

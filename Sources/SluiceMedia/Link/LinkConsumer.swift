@@ -1,0 +1,175 @@
+import SluiceRTP
+import SluiceTransport
+import SluiceVocabulary
+import SluiceWire
+
+/// The origin's end of a relay link: a consumer of the stream that forwards every packet of
+/// every layer to one edge node, each layer on its own SSRC, untouched but for its SSRC and
+/// sequence number (docs/cluster.md, "Relay links"). The edge's producer treats the link as
+/// a simulcast publisher: it tells layers apart by SSRC, NACKs what is missing (answered here
+/// from the producer's one stored copy), and asks for key frames per layer (passed to the
+/// producer's per-layer gate).
+///
+/// Sequence numbers: each kind and layer keeps one offset from the source's numbers, so the
+/// link is as unbroken as the source, a NACKed number maps straight back to the source's,
+/// and a new publisher continues the link's numbering. Timestamps pass through; sender
+/// reports per layer carry the publisher's own clock mapping (from its sender reports), so
+/// the edge's players switch layers on true timestamps.
+final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
+    let parameters: LinkParameters
+    let transport: WebRTCTransport
+    weak var upstream: (any StreamUpstream)?
+    var report: (WorkerEvent) -> Void = { _ in }
+
+    /// Per outgoing stream (audio first, then each video layer), in memory the link owns:
+    /// touched per packet (docs/design.md hot-path rule 8).
+    private struct Outgoing {
+        var ssrc: UInt32
+        /// Link number minus source number; nil until the first packet after a (re)start.
+        var offset: UInt16?
+        var lastSequence: UInt16 = 0
+        var lastTimestamp: UInt32 = 0
+        var packets: UInt32 = 0
+        var octets: UInt32 = 0
+        var sent = false
+    }
+    private let outgoing: UnsafeMutablePointer<Outgoing>
+    private let outgoingCount: Int
+    private let videoBase: Int
+    private var nextReport: UInt64 = 0
+    private var rtcpScratch = [UInt8](repeating: 0, count: 1500)
+    private let reporterSSRC: UInt32 = .random(in: 1...UInt32.max)
+    private(set) var packetsSent: UInt64 = 0
+    private(set) var retransmissions: UInt64 = 0
+
+    init(parameters: LinkParameters, transport: WebRTCTransport) {
+        self.parameters = parameters
+        self.transport = transport
+        var streams: [Outgoing] = []
+        if let audio = parameters.audioSSRC { streams.append(Outgoing(ssrc: audio)) }
+        videoBase = streams.count
+        streams += parameters.videoSSRCs.map { Outgoing(ssrc: $0) }
+        outgoingCount = streams.count
+        outgoing = .allocate(capacity: max(1, streams.count))
+        outgoing.initialize(from: streams, count: streams.count)
+    }
+
+    deinit {
+        outgoing.deinitialize(count: outgoingCount)
+        outgoing.deallocate()
+    }
+
+    @inline(__always)
+    private func index(kind: MediaKind, layer: Int) -> Int? {
+        if kind == .audio { return parameters.audioSSRC == nil ? nil : 0 }
+        let i = videoBase + layer
+        return layer >= 0 && i < outgoingCount ? i : nil
+    }
+
+    /// The source came or went: the next packet of each stream continues the link's numbering.
+    func sourceChanged(present: Bool) {
+        for i in 0..<outgoingCount { outgoing[i].offset = nil }
+        if present && transport.isConnected { upstream?.requestKeyFrame(layer: nil) }
+    }
+
+    // MARK: Forwarding (hot path)
+
+    @inline(__always)
+    func forward(_ item: borrowing ForwardedPacket) {
+        guard transport.isConnected, let i = index(kind: item.kind, layer: item.layer) else { return }
+        let source = item.packet.sequenceNumber
+        if outgoing[i].offset == nil {
+            outgoing[i].offset = outgoing[i].sent ? (outgoing[i].lastSequence &+ 1) &- source : 0
+        }
+        let sequence = source &+ outgoing[i].offset!
+        guard send(UnsafeRawBufferPointer(item.packet.buffer), ssrc: outgoing[i].ssrc, sequence: sequence) else { return }
+        outgoing[i].sent = true
+        outgoing[i].lastSequence = sequence
+        outgoing[i].lastTimestamp = item.packet.timestamp
+        outgoing[i].packets &+= 1
+        outgoing[i].octets &+= UInt32(truncatingIfNeeded: item.packet.payloadLength)
+        packetsSent &+= 1
+    }
+
+    /// The packet copied once into a pool buffer with the link's SSRC and number, then
+    /// protected and queued by the transport.
+    @inline(__always)
+    private func send(_ bytes: UnsafeRawBufferPointer, ssrc: UInt32, sequence: UInt16) -> Bool {
+        let pool = transport.worker.pool
+        guard bytes.count >= 12, bytes.count <= PacketBufferPool.bufferSize - 64, let buffer = pool.take() else { return false }
+        let base = pool.pointer(buffer)
+        base.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        base.storeBytes(of: sequence.bigEndian, toByteOffset: 2, as: UInt16.self)
+        base.storeBytes(of: ssrc.bigEndian, toByteOffset: 8, as: UInt32.self)
+        transport.sendRTP(buffer: buffer, length: bytes.count)
+        return true
+    }
+
+    // MARK: Transport delegate
+
+    func transportDidConnect(_ transport: WebRTCTransport) {
+        upstream?.requestKeyFrame(layer: nil)
+    }
+
+    func transport(_ transport: WebRTCTransport, didFail failure: TransportFailure) {
+        report(.failed(parameters.handle, FailureReason(failure)))
+    }
+
+    func transport(_ transport: WebRTCTransport, didReceiveRTP bytes: UnsafeMutableRawBufferPointer, now: UInt64) {
+        // The edge sends no media on a link.
+    }
+
+    /// The edge's NACKs, answered from the producer's stored copy under the link's numbers,
+    /// and its key-frame requests, per layer.
+    func transport(_ transport: WebRTCTransport, didReceiveRTCP bytes: UnsafeMutableRawBufferPointer, now: UInt64) {
+        var iterator = RTCPCompoundIterator(UnsafeRawBufferPointer(bytes))
+        while let (packet, _) = iterator.next() {
+            switch packet.packetType {
+            case RTCPPacketType.transportFeedback where packet.count == 1:
+                guard let nack = RTCPGenericNACK(parsing: packet.bytes), let i = stream(ssrc: nack.mediaSSRC) else { continue }
+                for pair in nack.pairs { pair.forEachLost { retransmit($0, stream: i) } }
+            case RTCPPacketType.payloadFeedback where packet.count == RTCPPictureLossIndication.format:
+                guard let pli = RTCPPictureLossIndication(parsing: packet.bytes),
+                      let i = stream(ssrc: pli.mediaSSRC), i >= videoBase else { continue }
+                upstream?.requestKeyFrame(layer: i - videoBase)
+            default:
+                continue
+            }
+        }
+    }
+
+    private func stream(ssrc: UInt32) -> Int? {
+        (0..<outgoingCount).first { outgoing[$0].ssrc == ssrc }
+    }
+
+    private func retransmit(_ sequence: UInt16, stream i: Int) {
+        guard i >= videoBase, let offset = outgoing[i].offset,
+              let stored = upstream?.storedPacket(layer: i - videoBase, sequence: sequence &- offset) else { return }
+        if send(UnsafeRawBufferPointer(stored), ssrc: outgoing[i].ssrc, sequence: sequence) { retransmissions &+= 1 }
+    }
+
+    // MARK: Reports
+
+    /// Sender reports once a second: each video layer with the publisher's wall clock of its
+    /// last timestamp, so the edge maps layers' clocks as the origin does.
+    func tick(now: UInt64) {
+        guard now >= nextReport, transport.isConnected else { return }
+        nextReport = now + 1_000_000
+        guard let upstream else { return }
+        for i in videoBase..<outgoingCount where outgoing[i].sent {
+            guard let wall = upstream.captureMicros(layer: i - videoBase, timestamp: outgoing[i].lastTimestamp),
+                  wall > 0 else { continue }
+            // The producer's clock is in microseconds since the NTP epoch (its sender reports').
+            let micros = UInt64(wall)
+            let ntp = (micros / 1_000_000) << 32 | ((micros % 1_000_000) << 32) / 1_000_000
+            let sr = RTCPSenderReport(ssrc: outgoing[i].ssrc, ntpTimestamp: ntp, rtpTimestamp: outgoing[i].lastTimestamp,
+                                      packetCount: outgoing[i].packets, octetCount: outgoing[i].octets, reportBlocks: [])
+            rtcpScratch.withUnsafeMutableBytes { raw in
+                var writer = ByteWriter(raw)
+                sr.write(into: &writer)
+                guard !writer.overflowed else { return }
+                transport.sendRTCP(UnsafeRawBufferPointer(rebasing: raw[0..<writer.offset]))
+            }
+        }
+    }
+}

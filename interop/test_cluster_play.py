@@ -1,0 +1,97 @@
+"""Playing a stream on another node (issue 9, docs/cluster.md "Relay links"): three nodes and a
+real Redis, two media workers each. Chromium publishes three simulcast layers on node 1;
+Chromium players on node 2 and an aiortc player on node 3 play it. Each edge node opens one
+relay link to node 1 for the stream, however many players it has, and feeds its players from
+it as from a local publisher: they decode the width they asked for. When the publisher stops,
+the players on the other nodes get UNPUBLISHED "Stopped by publisher stop".
+
+The control: before the publish, a play of the name on node 2 gets 1004 (nothing feeds it), so
+the frames afterwards come over the link."""
+
+import asyncio
+
+from chromium import chromium_page
+from conftest_cluster import make_cluster, poll_until  # noqa: F401 (the fixture)
+from polling import poll
+from rpc_assert import expect_rpc_error
+from sessions import close_all, open_session, play
+from media import Player
+from simulcast_page import SIMULCAST_SCRIPT
+
+WIDTHS = {"q": 320, "h": 640, "f": 1280}
+NOT_FOUND = (1004, "STREAM_NOT_FOUND", "Stream not found")
+
+
+def links_by_edge(node) -> dict:
+    """{edge node: links} from the origin's sluice_cluster_links_by_edge."""
+    links = {}
+    for line in node.metrics().splitlines():
+        if line.startswith("sluice_cluster_links_by_edge{"):
+            labels, value = line[line.index("{") + 1:line.index("}")], line.split()[-1]
+            edge = dict(item.split("=", 1) for item in labels.split(","))["edge"].strip('"')
+            links[edge] = int(float(value))
+    return links
+
+
+async def refused_play(node, stream, code, reason, message):
+    client = await open_session(node.ws_url)
+    peer = Player()
+    try:
+        await expect_rpc_error(client.play(stream, await peer.offer()), code, reason, message)
+    finally:
+        await peer.close()
+        await client.close()
+
+
+def test_players_on_other_nodes_share_one_link_per_node(make_cluster, figures):
+    asyncio.run(_play_across(make_cluster(3, workers=2), figures))
+
+
+async def _play_across(cluster, figures):
+    node1, node2, node3 = cluster.nodes
+    stream = "across"
+    sessions = []
+    try:
+        await refused_play(node2, stream, *NOT_FOUND)
+        async with chromium_page() as page:
+            await page.evaluate(SIMULCAST_SCRIPT)
+            await page.evaluate("([url, stream]) => window.sim.publish(url, stream)", [node1.ws_url, stream])
+            await poll(page, "window.sim.outbound()",
+                       lambda o: all(o.get(rid, {}).get("frameWidth") == w for rid, w in WIDTHS.items()),
+                       30, "three encodings at 320/640/1280")
+            # The claim (with the publisher's codecs) reaches the other nodes' cached view.
+            await poll_until(lambda: any(s["name"] == stream and s["node"] == "node1"
+                                         for s in node2.cluster_view()["streams"]), "node 2 sees the stream")
+            await poll_until(lambda: any(s["name"] == stream and s["node"] == "node1"
+                                         for s in node3.cluster_view()["streams"]), "node 3 sees the stream")
+
+            # Two Chromium players on node 2, at two widths; one aiortc player on node 3.
+            for name, quality in (("low", "low"), ("high", "high")):
+                await page.evaluate("([url, stream, name, c]) => window.sim.play(url, stream, name, c)",
+                                    [node2.ws_url, stream, name, {"video": {"quality": quality}}])
+            far = await play(node3.ws_url, stream)
+            sessions.append(far)
+            seen = {}
+            for name, width in (("low", 320), ("high", 1280)):
+                seen[name] = await poll(page, f"window.sim.inbound('{name}')",
+                                        lambda s, w=width: s["frameWidth"] == w and s["framesDecoded"] >= 10,
+                                        30, f"node-2 player {name} decoding {width}-wide frames")
+            await far.client.wait_status(far.handle, "PLAYING", 20)
+            await far.peer.wait_frames(10, 20)
+
+            # One link per edge node, whatever its number of players.
+            links = await poll_until(lambda: (lambda l: l if l == {"node2": 1, "node3": 1} else None)(links_by_edge(node1)),
+                                     "node 1 serves exactly one link to node 2 and one to node 3")
+            figures({"links": links, "players": seen, "aiortcFrames": len(far.peer.frames)})
+
+            # The publisher stops: every player on the other nodes is told.
+            await page.evaluate("window.sim.pub.client.call('stop', {handle: window.sim.pub.handle})")
+            for name in ("low", "high"):
+                await poll(page, f"window.sim.statuses('{name}')", lambda s: "UNPUBLISHED" in s, 15,
+                           f"node-2 player {name} UNPUBLISHED")
+            status = await far.client.wait_status(far.handle, "UNPUBLISHED", 15)
+            assert status.params.get("info") == "Stopped by publisher stop", status.params
+            await poll_until(lambda: links_by_edge(node1) in ({}, {"node2": 0, "node3": 0}),
+                             "node 1's links are gone once no edge plays the stream")
+    finally:
+        await close_all(*sessions)
