@@ -308,7 +308,9 @@ public final class MediaEngine: @unchecked Sendable {
                 } else {
                     handles[player] = nil
                     statsBoard.remove(player)
-                    workers[playerEntry.worker].execute { media.remove(player) }
+                    // The player's own worker's streams: players may sit on any worker.
+                    let playerMedia = workerStreams[playerEntry.worker]
+                    workers[playerEntry.worker].execute { playerMedia.remove(player) }
                     emitStatus(player, .unpublished, info: StatusInfo.publisherStop, ends: true, entry: playerEntry)
                 }
             }
