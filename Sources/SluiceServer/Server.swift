@@ -53,7 +53,7 @@ public final class Server {
         if let cluster, let secret = config.cluster?.secret {
             media.remoteStreams = ClusterRemoteStreams(member: cluster, secret: secret)
         }
-        ClusterLinkEndpoint(secret: cluster == nil ? nil : config.cluster?.secret, nodeID: cluster?.nodeId, media: media,
+        ClusterLinkEndpoint(secret: config.cluster?.secret, nodeID: cluster?.nodeId, media: media,
                             log: Log(level: level, subsystem: "cluster")).register(on: signaling.router)
         AdminAPI(adminToken: config.adminToken, metricsToken: config.metricsToken, media: media, signaling: signaling).register(on: signaling.router)
         AdminCluster(adminToken: config.adminToken, member: cluster, redis: config.cluster?.redis).register(on: signaling.router)
