@@ -133,6 +133,21 @@ struct LinkJSONTests {
         try expectRefusal(bare, field: "", problem: "neither 'audio' nor 'video'", decode: answer)
     }
 
+    @Test func namesTheFirstBadMemberInDocumentOrder() throws {
+        do {
+            _ = try LinkJSON.request(from: Array(#"{"stream": 1}"#.utf8))
+            Issue.record("accepted")
+        } catch {
+            #expect(error.field == "stream")
+        }
+        do {
+            _ = try LinkJSON.answer(from: Array(#"{"link": "L", "candidate": 1}"#.utf8))
+            Issue.record("accepted")
+        } catch {
+            #expect(error.field == "iceUfrag")
+        }
+    }
+
     @Test func refusesBodiesThatAreNotObjects() throws {
         for (body, problem) in [("", "not valid JSON"), ("{", "not valid JSON"), ("[1]", "must be a JSON object"),
                                 ("\"x\"", "must be a JSON object"), (#"{"a":1,"a":2}"#, "not valid JSON")] {

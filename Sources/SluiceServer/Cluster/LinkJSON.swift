@@ -35,10 +35,13 @@ public enum LinkJSON {
 
     public static func request(from bytes: [UInt8]) throws(DecodingError) -> LinkRequest {
         let body = try object(parsing: bytes)
+        // Checked in the order the members are documented, so the first bad one is named.
+        let stream = try token(body, "stream")
+        let edgeNode = try nodeID(body, "edgeNode")
+        let ufrag = try ice(body, "iceUfrag", length: 4...256)
+        let password = try ice(body, "icePassword", length: 22...256)
         let fingerprint = try fingerprint(body, "fingerprint")
-        return LinkRequest(stream: try token(body, "stream"), edgeNode: try nodeID(body, "edgeNode"),
-                           iceUfrag: try ice(body, "iceUfrag", length: 4...256),
-                           icePassword: try ice(body, "icePassword", length: 22...256),
+        return LinkRequest(stream: stream, edgeNode: edgeNode, iceUfrag: ufrag, icePassword: password,
                            fingerprintAlgorithm: fingerprint.algorithm, fingerprint: fingerprint.value)
     }
 
