@@ -26,5 +26,6 @@ let package = Package(
         fuzzTarget("FuzzHTTP", ["SluiceJSON", "SluiceJSONParser", "SluiceSignaling", "SluiceServer"]),
         fuzzTarget("FuzzJWT", ["SluiceSignaling"]),
         fuzzTarget("FuzzClusterRecords", ["SluiceCluster", "SluiceJSON"]),
+        fuzzTarget("FuzzClusterLinks", ["SluiceServer", "SluiceJSON"]),
     ]
 )

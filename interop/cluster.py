@@ -27,6 +27,8 @@ from conftest import (ARTIFACTS, CRASH_MARKERS, FATAL_WORD, REPO, _free_tcp_port
 
 REDIS_BINARY = "/usr/bin/redis-server"
 ADMIN_TOKEN = "cluster-admin-token"
+# `cluster.secret` of every node unless a test says otherwise (the nodes' control channel).
+CLUSTER_SECRET = "interop-cluster-secret-0123456789"
 
 
 class RedisServer:
@@ -123,6 +125,8 @@ class ClusterNode:
     process: Optional[subprocess.Popen] = None
     killed: bool = False
     config: dict = field(default_factory=dict)
+    # This node's `cluster.secret` (None: the node has none).
+    secret: Optional[str] = None
 
     @property
     def ws_url(self) -> str:
@@ -196,6 +200,25 @@ class ClusterNode:
         except ValueError:
             return status, body
 
+    def request(self, method: str, path: str, body=None, token: Optional[str] = None, timeout: float = 5.0):
+        """(status, parsed JSON or text) of any request; `body` (a dict) goes as JSON, `token`
+        as `Authorization: Bearer` (the link endpoint takes the cluster secret)."""
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.http_url + path, data=data, method=method)
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        if token is not None:
+            request.add_header("Authorization", f"Bearer {token}")
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                text, status = response.read().decode(), response.status
+        except urllib.error.HTTPError as e:
+            text, status = e.read().decode(errors="replace"), e.code
+        try:
+            return status, json.loads(text)
+        except ValueError:
+            return status, text
+
     def cluster_view(self) -> dict:
         """`GET /api/v1/cluster`: the cluster as this node last saw it."""
         status, body = self.get("/api/v1/cluster")
@@ -212,7 +235,10 @@ class Cluster:
     """Redis and `count` nodes; `stop_all()` ends them (SIGTERM) and says what went wrong."""
 
     def __init__(self, tmp_path: Path, name: str, count: int, overrides: Optional[dict] = None,
-                 workers: int = 1):
+                 workers: int = 1, secret: Optional[str] = CLUSTER_SECRET,
+                 secrets: Optional[dict[int, Optional[str]]] = None):
+        """`secret` is every node's `cluster.secret` (None: no node has one); `secrets` maps a
+        node's index to its own (None: that node has none), for tests of a wrong or missing one."""
         self.redis = RedisServer(tmp_path / "redis", ARTIFACTS / f"cluster-{name}-redis.log")
         self.nodes: list[ClusterNode] = []
         self.extra: list[ClusterNode] = []
@@ -220,6 +246,8 @@ class Cluster:
         self.name = name
         self.workers = workers
         self.overrides = overrides or {}
+        self.secret = secret
+        self.secrets = secrets or {}
         for i in range(count):
             self.nodes.append(self._make_node(i, cluster=True))
 
@@ -232,9 +260,12 @@ class Cluster:
         overrides = {section: (dict(values) if isinstance(values, dict) else values)
                      for section, values in self.overrides.items()}
         overrides.setdefault("admin", {})["token"] = ADMIN_TOKEN
+        secret = self.secrets.get(index, self.secret) if cluster else None
         if cluster:
             overrides["cluster"] = {"redis": self.redis.url, "nodeId": node_id,
                                     "relayAddress": f"{host}:{media_port}"}
+            if secret is not None:
+                overrides["cluster"]["secret"] = secret
         config = write_test_config(config_path, http_port, media_port, self.workers, overrides)
         # write_test_config binds 127.0.0.1: move everything of this node to its own address.
         config["server"]["host"] = host
@@ -242,7 +273,8 @@ class Cluster:
         config_path.write_text(json.dumps(config, indent=2) + "\n")
         log_path = ARTIFACTS / f"cluster-{self.name}-{node_id}.log"
         log_path.write_bytes(b"")
-        return ClusterNode(index, host, node_id, http_port, media_port, config_path, log_path, config=config)
+        return ClusterNode(index, host, node_id, http_port, media_port, config_path, log_path, config=config,
+                           secret=secret)
 
     def standalone_node(self) -> ClusterNode:
         """One more node, on the next address, without a `cluster` section: a single server
@@ -252,6 +284,11 @@ class Cluster:
         self.extra.append(node)
         node.start()
         return node
+
+    @property
+    def http_urls(self) -> list[str]:
+        """Each cluster node's HTTP base (`http://127.0.0.N:port`), in node order."""
+        return [node.http_url for node in self.nodes]
 
     def start(self) -> None:
         self.redis.start()

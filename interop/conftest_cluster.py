@@ -13,13 +13,15 @@ from conftest import _safe_name
 
 @pytest.fixture
 def make_cluster(request, tmp_path):
-    """make_cluster(count, overrides=None, workers=1) -> a started Cluster (Redis and `count`
+    """make_cluster(count, overrides=None, workers=1, secret=..., secrets=...) -> a started Cluster (Redis and `count`
     nodes). On teardown every node that was not killed must exit 0 on SIGTERM, uncrashed."""
     made = []
 
-    def make(count: int = 3, overrides=None, workers: int = 1) -> Cluster:
+    def make(count: int = 3, overrides=None, workers: int = 1, **options) -> Cluster:
+        """`options`: `secret=` (every node's cluster.secret; None for none) and `secrets=`
+        ({index: secret or None}), as Cluster takes them."""
         cluster = Cluster(tmp_path / f"cluster{len(made)}", _safe_name(request.node.name), count,
-                          overrides=overrides, workers=workers)
+                          overrides=overrides, workers=workers, **options)
         made.append(cluster)
         cluster.start()
         return cluster

@@ -61,6 +61,9 @@ public final class ClusterMember: Sendable {
     /// How many times the heartbeat found Redis gone (ClaimLane.dropStaleLink).
     private let outages = Atomic<Int>(0)
     private let published: Mutex<ClusterSnapshot>
+    /// Codecs of claimed names, handed over by `setCodecs` and written into the claim's record
+    /// by the next refresh (the heartbeat's), so the caller never waits for Redis.
+    private let pendingCodecs = Mutex<[String: RecordCodecs]>([:])
     private let figures: Mutex<Figures>
     private let stopping = Atomic<Bool>(false)
     private let wakeup = DispatchSemaphore(value: 0)
@@ -123,6 +126,8 @@ public final class ClusterMember: Sendable {
         // A claim after `stop()` released the others would outlive the node by its TTL.
         if stopping.load(ordering: .acquiring) { throw .connection("this node is leaving the cluster") }
         let record = StreamRecord(name: name, app: app, node: nodeId, layers: layers)
+        // Codecs of an earlier publisher of the name are not this one's.
+        pendingCodecs.withLock { _ = $0.removeValue(forKey: name) }
         let ttl = settings.ttlMs
         do {
             let outages = self.outages.load(ordering: .acquiring)
@@ -153,6 +158,7 @@ public final class ClusterMember: Sendable {
     /// it is known to be unreachable) it just stops the refresh, and the claim expires within
     /// the TTL.
     public func release(stream name: String) {
+        pendingCodecs.withLock { _ = $0.removeValue(forKey: name) }
         let node = nodeId
         let skip = redisKnownUnreachable
         let outages = self.outages.load(ordering: .acquiring)
@@ -171,6 +177,14 @@ public final class ClusterMember: Sendable {
         if let problem { log.info("release of \(name) left to its TTL (\(problem))") }
     }
 
+    /// Puts `codecs` into the record of the claimed `name`: at once for the caller (it only
+    /// hands them over and wakes the heartbeat), in Redis with the refresh that follows. Ignored
+    /// for a name this node does not claim by then.
+    public func setCodecs(_ codecs: RecordCodecs, ofStream name: String) {
+        pendingCodecs.withLock { $0[name] = codecs }
+        if started.load(ordering: .acquiring) { wakeup.signal() }
+    }
+
     /// The names this node claims now.
     public var claimedStreams: [String] { claimLane.withLock { $0.claims.keys.sorted() } }
 
@@ -183,7 +197,12 @@ public final class ClusterMember: Sendable {
         let outages = self.outages.load(ordering: .acquiring)
         for name in names {
             let outcome = try claimLane.withLock { (lane: inout ClaimLane) throws(RedisError) -> ClaimRefresh? in
-                guard let claim = lane.claims[name] else { return nil }
+                guard var claim = lane.claims[name] else { return nil }
+                // Kept in the lane's record, so a refresh that fails writes them again the next time.
+                if let codecs = pendingCodecs.withLock({ $0.removeValue(forKey: name) }) {
+                    claim.codecs = codecs
+                    lane.claims[name] = claim
+                }
                 lane.dropStaleLink(outages: outages)
                 let outcome: ClaimRefresh
                 do throws(RedisError) {

@@ -10,16 +10,23 @@ public struct StreamRecord: Sendable, Equatable {
     public var node: String
     /// Its simulcast layers (rids, lowest first); empty for a single layer.
     public var layers: [String]
+    /// What the origin publishes, once its publish was negotiated (nil before, and in records
+    /// of nodes that do not write it): another node answers its players from this.
+    public var codecs: RecordCodecs?
 
-    public init(name: String, app: String, node: String, layers: [String] = []) {
+    public init(name: String, app: String, node: String, layers: [String] = [], codecs: RecordCodecs? = nil) {
         self.name = name
         self.app = app
         self.node = node
         self.layers = layers
+        self.codecs = codecs
     }
 
     public var json: JSONValue {
-        ["name": .string(name), "app": .string(app), "node": .string(node), "layers": .array(layers.map { .string($0) })]
+        var object: JSONObject = ["name": .string(name), "app": .string(app), "node": .string(node),
+                                  "layers": .array(layers.map { .string($0) })]
+        if let codecs { object["codecs"] = codecs.json }
+        return .object(object)
     }
 
     /// Nil for anything that is not a record (the release and refresh scripts then treat the
@@ -33,7 +40,10 @@ public struct StreamRecord: Sendable, Equatable {
             guard let rid = layer.stringValue else { return nil }
             layers.append(rid)
         }
-        self.init(name: name, app: app, node: node, layers: layers)
+        // Lenient here: a record whose codecs this node cannot read is still the name's claim
+        // (the refresh and release scripts see only `node`); it just offers no codecs.
+        let codecs = value["codecs"].flatMap { RecordCodecs(json: $0) }
+        self.init(name: name, app: app, node: node, layers: layers, codecs: codecs)
     }
 
     public init?(bytes: [UInt8]) {

@@ -1,5 +1,6 @@
 import Dispatch
 import SluiceCluster
+import SluiceControl
 import SluiceSignaling
 
 /// Signaling's `StreamNameRegistry` over this node's `ClusterMember`: publish claims go to Redis
@@ -7,15 +8,24 @@ import SluiceSignaling
 /// and the signaling thread's load figures go into the node's heartbeat record.
 ///
 /// It also wakes the signaling thread once a second, so the figures are handed over while
-/// nothing else happens there (the service thread runs only when woken).
+/// nothing else happens there (the service thread runs only when woken); that same tick lets
+/// the engine check its remote streams (relay links) and retries codecs not yet known.
+///
+/// A publish's codecs go into its claim's record (docs/cluster.md, "Relay links"), for other
+/// nodes to answer their players before a link is up: handed to the member, which writes them
+/// with its next refresh, so the signaling thread never waits for Redis.
 final class ClusterStreamNames: StreamNameRegistry {
     private let member: ClusterMember
     private let workers: Int
+    private let media: MediaEngine
     private var ticker: DispatchSourceTimer?
+    /// Published names whose codecs the engine did not give yet; asked again each tick.
+    private var codecsWanted: Set<String> = []
 
-    init(member: ClusterMember, workers: Int) {
+    init(member: ClusterMember, workers: Int, media: MediaEngine) {
         self.member = member
         self.workers = workers
+        self.media = media
     }
 
     func claim(stream: String, app: String) -> StreamNameClaim {
@@ -32,11 +42,26 @@ final class ClusterStreamNames: StreamNameRegistry {
     }
 
     func release(stream: String) {
+        codecsWanted.remove(stream)
         member.release(stream: stream)
     }
 
+    func published(stream: String) {
+        if !publishCodecs(of: stream) { codecsWanted.insert(stream) }
+    }
+
+    /// Once a second on the signaling thread (the engine's control thread).
     func report(sessions: Int, streams: Int, players: Int) {
         member.setFigures(ClusterMember.Figures(workers: workers, sessions: sessions, streams: streams, players: players))
+        for stream in codecsWanted where publishCodecs(of: stream) { codecsWanted.remove(stream) }
+        if media.remoteStreams != nil { media.checkRemoteStreams() }
+    }
+
+    /// True when the engine knew the codecs and they went to the member.
+    private func publishCodecs(of stream: String) -> Bool {
+        guard let codecs = media.codecs(of: stream) else { return false }
+        member.setCodecs(ClusterRemoteStreams.recordCodecs(codecs), ofStream: stream)
+        return true
     }
 
     /// Wakes `signaling` every second until `stop()`.

@@ -47,8 +47,14 @@ public final class Server {
         }
         signaling = SignalingServer(config: signalingConfig, media: media, log: Log(level: level, subsystem: "signaling"))
         cluster = config.cluster.map { Server.clusterMember($0, config: config, tls: signalingConfig.tls != nil, level: level) }
-        clusterNames = cluster.map { ClusterStreamNames(member: $0, workers: config.workerCount) }
+        let media = self.media
+        clusterNames = cluster.map { ClusterStreamNames(member: $0, workers: config.workerCount, media: media) }
         signaling.sessions.nameRegistry = clusterNames
+        if let cluster, let secret = config.cluster?.secret {
+            media.remoteStreams = ClusterRemoteStreams(member: cluster, secret: secret)
+        }
+        ClusterLinkEndpoint(secret: config.cluster?.secret, nodeID: cluster?.nodeId, media: media,
+                            log: Log(level: level, subsystem: "cluster")).register(on: signaling.router)
         AdminAPI(adminToken: config.adminToken, metricsToken: config.metricsToken, media: media, signaling: signaling).register(on: signaling.router)
         AdminCluster(adminToken: config.adminToken, member: cluster, redis: config.cluster?.redis).register(on: signaling.router)
         WHIPEndpoint(signaling: signaling).register(on: signaling.router)
@@ -92,6 +98,10 @@ public final class Server {
                  + (media.tcpPorts.isEmpty ? " (no tcp)" : " and tcp \(media.tcpPorts.map(String.init).joined(separator: ","))")
                  + ", "
                  + "announcing \(config.announcedAddresses.joined(separator: ","))")
+        if cluster != nil && config.cluster?.secret == nil {
+            log.warn("cluster.secret is not set: this node neither serves nor asks for relay links, "
+                     + "so plays of streams published on other nodes get 1004")
+        }
         cluster?.start()
         clusterNames?.start(waking: signaling)
     }

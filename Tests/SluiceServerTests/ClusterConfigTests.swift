@@ -24,6 +24,20 @@ struct ClusterConfigTests {
         #expect(cluster.relayAddress == "127.0.0.1:12000")
     }
 
+    @Test func theSecretIsOptionalAndLongEnough() throws {
+        #expect(try parseConfig(#"{"cluster": {"redis": "redis://h"}}"#).cluster?.secret == nil)
+        let config = try parseConfig(#"{"cluster": {"redis": "redis://h", "secret": "0123456789abcdef"}}"#)
+        #expect(config.cluster?.secret == "0123456789abcdef")
+        try expectConfigError(#"{"cluster": {"redis": "redis://h", "secret": "0123456789abcde"}}"#, key: "cluster.secret",
+                              problem: "at least 16")
+        try expectConfigError(#"{"cluster": {"redis": "redis://h", "secret": "0123456789 abcdef"}}"#, key: "cluster.secret",
+                              problem: "without spaces")
+        try expectConfigError(#"{"cluster": {"redis": "redis://h", "secret": "0123456789abcdéf"}}"#, key: "cluster.secret",
+                              problem: "visible ASCII")
+        try expectConfigError(#"{"cluster": {"redis": "redis://h", "secret": 1234567890123456}}"#, key: "cluster.secret",
+                              problem: "must be a string")
+    }
+
     @Test func refusesBadValuesNamingTheKey() throws {
         try expectConfigError(#"{"cluster": {}}"#, key: "cluster.redis", problem: "is required")
         try expectConfigError(#"{"cluster": {"redis": "http://127.0.0.1:6379"}}"#, key: "cluster.redis",

@@ -10,6 +10,7 @@ final class RecordingNameRegistry: StreamNameRegistry {
     private(set) var claims: [(stream: String, app: String)] = []
     private(set) var releases: [String] = []
     private(set) var reports: [[Int]] = []
+    private(set) var published: [String] = []
 
     func claim(stream: String, app: String) -> StreamNameClaim {
         claims.append((stream, app))
@@ -19,6 +20,8 @@ final class RecordingNameRegistry: StreamNameRegistry {
     func release(stream: String) { releases.append(stream) }
 
     func report(sessions: Int, streams: Int, players: Int) { reports.append([sessions, streams, players]) }
+
+    func published(stream: String) { published.append(stream) }
 }
 
 /// The name-in-use rule through `StreamNameRegistry` (docs/protocol.md section 6, **Cluster**):
@@ -45,6 +48,23 @@ final class RecordingNameRegistry: StreamNameRegistry {
         #expect(registry.releases.isEmpty)
         harness.manager.receive(harness.request(4, "stop", ["handle": "h1"]), from: session)
         #expect(registry.releases == ["cam"])
+    }
+
+    /// The registry hears when a claimed publish was answered (the server then puts its codecs
+    /// into the cluster's record); a refused one, or one that made no claim, is not announced.
+    @Test func anAnsweredPublishIsAnnouncedOnce() throws {
+        let (harness, registry) = harness()
+        let (session, output) = harness.connected()
+        harness.manager.receive(harness.request(1, "publish", ["stream": "cam", "sdp": "v=0"]), from: session)
+        #expect(output.messages.first?["result"]?["handle"] == "h1")
+        #expect(registry.published == ["cam"])
+        harness.media.publishError = .streamNameInUse
+        harness.manager.receive(harness.request(2, "publish", ["stream": "cam", "sdp": "v=0"]), from: session)
+        harness.media.publishError = .badSDP("line 1")
+        harness.manager.receive(harness.request(3, "publish", ["stream": "other", "sdp": "v=0"]), from: session)
+        registry.answer = .inUse(byNode: "node1")
+        harness.manager.receive(harness.request(4, "publish", ["stream": "third", "sdp": "v=0"]), from: session)
+        #expect(registry.published == ["cam"])
     }
 
     @Test func aSessionThatEndsGivesItsNamesBack() throws {

@@ -169,7 +169,8 @@ public final class AdminAPI {
             streams: media.streamViews(), appOf: { sessions.session(withID: $0)?.appKey },
             workers: AdminMetrics.workerCounters(media.workers),
             forwardDelays: AdminMetrics.forwardDelays(media.workers), tcp: AdminTCPMetrics.read(media.workers),
-            relay: media.relayCounters)
+            relay: media.relayCounters,
+            links: AdminLinkMetrics.Input(origin: media.linkViews, edge: media.edgeLinks.count))
         let text = PrometheusText.render(AdminMetrics.families(input))
         return HTTPResponse(status: 200, contentType: PrometheusText.contentType, body: Array(text.utf8))
     }

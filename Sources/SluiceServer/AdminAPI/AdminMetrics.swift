@@ -24,6 +24,8 @@ struct AdminMetrics {
         var tcp: [AdminTCPMetrics.Worker] = []
         /// Per worker: the cross-worker fan-out's counters.
         var relay: [MediaEngine.RelayCounters] = []
+        /// The relay links between nodes.
+        var links = AdminLinkMetrics.Input()
     }
 
     static func families(_ input: Input) -> [PrometheusMetricFamily] {
@@ -77,6 +79,7 @@ struct AdminMetrics {
         }
         return [up, info, uptime, sessions, streams, players] + perStream.all + [received, sent, dropped, delay]
             + AdminTCPMetrics.families(input.tcp) + AdminRelayMetrics.families(input.relay)
+            + AdminLinkMetrics.families(input.links)
     }
 
     static func forwardDelays(_ workers: [MediaWorker]) -> [(index: Int, buckets: [UInt64])] {

@@ -77,8 +77,8 @@ public final class SocketHookTransport: HookTransport, @unchecked Sendable {
     }
 }
 
-/// The bytes of one exchange, over TCP or TLS.
-private enum HookStream {
+/// The bytes of one exchange, over TCP or TLS (hooks, and BlockingHTTPClient).
+enum HookStream {
     case plain(HookSocket)
     case tls(HookTLSConnection)
 

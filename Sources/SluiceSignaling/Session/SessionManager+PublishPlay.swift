@@ -43,7 +43,10 @@ extension SessionManager {
                 if claimed { releaseName(stream) }
                 throw RPCError(error)
             }
-            if claimed { claimedNames[stream] = answer.handle }
+            if claimed {
+                claimedNames[stream] = answer.handle
+                nameRegistry?.published(stream: stream)
+            }
             session.handles[answer.handle] = RPCSession.HandleRecord(role: .publish, stream: stream)
             if let custom { session.hooks.handleCustom[answer.handle] = custom }
             return ["handle": .string(answer.handle), "sdp": .string(answer.sdp)]

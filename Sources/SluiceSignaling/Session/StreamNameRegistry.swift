@@ -12,6 +12,12 @@ public protocol StreamNameRegistry: AnyObject {
     func release(stream: String)
     /// The load figures of this node, handed over by the signaling thread about once a second.
     func report(sessions: Int, streams: Int, players: Int)
+    /// The publish that claimed `stream` was answered (its codecs are negotiated now).
+    func published(stream: String)
+}
+
+extension StreamNameRegistry {
+    public func published(stream: String) {}
 }
 
 /// The answer to a claim.

@@ -1,0 +1,27 @@
+import SluiceControl
+
+/// The relay links' families of `/metrics` (docs/cluster.md, "Relay links"): how many links
+/// this node serves as an origin and holds as an edge, and the origin's links per edge node,
+/// so one link per edge and stream can be seen from outside.
+enum AdminLinkMetrics {
+    struct Input {
+        var origin: [LinkView] = []
+        /// Links this node holds as an edge (one per relayed stream).
+        var edge = 0
+    }
+
+    static func families(_ input: Input) -> [PrometheusMetricFamily] {
+        var links = PrometheusMetricFamily(
+            name: "sluice_cluster_links",
+            help: "Relay links between nodes: served to edges (role origin) and held from origins (role edge).",
+            kind: .gauge)
+        links.add(input.origin.count, labels: [("role", "origin")])
+        links.add(input.edge, labels: [("role", "edge")])
+        var byEdge = PrometheusMetricFamily(name: "sluice_cluster_links_by_edge",
+                                            help: "Relay links this node serves as an origin, per edge node.", kind: .gauge)
+        var counts: [String: Int] = [:]
+        for view in input.origin { counts[view.edgeNode, default: 0] += 1 }
+        for (edge, count) in counts.sorted(by: { $0.key < $1.key }) { byEdge.add(count, labels: [("edge", edge)]) }
+        return [links, byEdge]
+    }
+}
