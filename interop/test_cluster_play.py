@@ -14,12 +14,21 @@ from chromium import chromium_page
 from conftest_cluster import make_cluster, poll_until  # noqa: F401 (the fixture)
 from polling import poll
 from rpc_assert import expect_rpc_error
-from sessions import close_all, open_session, play
+from sessions import PlaySession, close_all, open_session
 from media import Player
 from simulcast_page import SIMULCAST_SCRIPT
 
 WIDTHS = {"q": 320, "h": 640, "f": 1280}
 NOT_FOUND = (1004, "STREAM_NOT_FOUND", "Stream not found")
+
+
+async def play_video(node, stream) -> PlaySession:
+    """An aiortc player that offers video only (the Chromium publisher sends no audio)."""
+    client = await open_session(node.ws_url)
+    peer = Player(audio=False)
+    result = await client.play(stream, await peer.offer())
+    await peer.accept(result["sdp"])
+    return PlaySession(client, peer, result["handle"], 0, 0)
 
 
 def links_by_edge(node) -> dict:
@@ -69,7 +78,7 @@ async def _play_across(cluster, figures):
             for name, quality in (("low", "low"), ("high", "high")):
                 await page.evaluate("([url, stream, name, c]) => window.sim.play(url, stream, name, c)",
                                     [node2.ws_url, stream, name, {"video": {"quality": quality}}])
-            far = await play(node3.ws_url, stream)
+            far = await play_video(node3, stream)
             sessions.append(far)
             seen = {}
             for name, width in (("low", 320), ("high", 1280)):

@@ -53,12 +53,24 @@ public final class Server {
         if let cluster, let secret = config.cluster?.secret {
             media.remoteStreams = ClusterRemoteStreams(member: cluster, secret: secret)
         }
+        // A relay link's candidate: the host other nodes reach this one at.
+        media.relayHost = config.cluster.flatMap { Server.host(ofRelayAddress: $0.relayAddress) }
         ClusterLinkEndpoint(secret: config.cluster?.secret, nodeID: cluster?.nodeId, media: media,
                             log: Log(level: level, subsystem: "cluster")).register(on: signaling.router)
         AdminAPI(adminToken: config.adminToken, metricsToken: config.metricsToken, media: media, signaling: signaling).register(on: signaling.router)
         AdminCluster(adminToken: config.adminToken, member: cluster, redis: config.cluster?.redis).register(on: signaling.router)
         WHIPEndpoint(signaling: signaling).register(on: signaling.router)
         StaticFiles(root: config.webRoot).register(on: signaling.router)
+    }
+
+    /// "10.0.0.5:40000" -> "10.0.0.5"; "[::1]:40000" -> "::1".
+    static func host(ofRelayAddress address: String) -> String? {
+        if address.hasPrefix("["), let close = address.firstIndex(of: "]") {
+            return String(address[address.index(after: address.startIndex)..<close])
+        }
+        guard let colon = address.lastIndex(of: ":") else { return address.isEmpty ? nil : address }
+        let host = String(address[..<colon])
+        return host.isEmpty ? nil : host
     }
 
     /// The heartbeat thread of `cluster`; it starts with the server and talks to Redis only
