@@ -9,12 +9,14 @@ The control: before the publish, a play of the name on node 2 gets 1004 (nothing
 the frames afterwards come over the link."""
 
 import asyncio
+import time
 
 from chromium import chromium_page
 from conftest_cluster import make_cluster, poll_until  # noqa: F401 (the fixture)
 from polling import poll
 from rpc_assert import expect_rpc_error
-from sessions import PlaySession, close_all, open_session
+from sessions import PlaySession, close_all, open_session, play, publish
+from sluice_client import RpcError
 from media import Player
 from simulcast_page import SIMULCAST_SCRIPT
 
@@ -102,5 +104,73 @@ async def _play_across(cluster, figures):
             assert status.params.get("info") == "Stopped by publisher stop", status.params
             await poll_until(lambda: links_by_edge(node1) in ({}, {"node2": 0, "node3": 0}),
                              "node 1's links are gone once no edge plays the stream")
+    finally:
+        await close_all(*sessions)
+
+
+UNAVAILABLE = (1013, "CLUSTER_UNAVAILABLE", "Cluster state unavailable")
+
+
+def test_cluster_wait_and_faults(make_cluster, figures):
+    asyncio.run(_wait_and_faults(make_cluster(3), figures))
+
+
+async def _wait_and_faults(cluster, figures):
+    """A `wait` player on node 3 gets a stream published later on node 2; killing an edge (node
+    1) leaves node 3's player alone and the origin drops its link to the dead node; with Redis
+    stopped node 3's player goes on while a new cross-node play is refused (1013), and plays
+    work again when Redis returns; killing the origin ends the stream for node 3's players."""
+    node1, node2, node3 = cluster.nodes
+    redis = cluster.redis
+    stream = "later"
+    sessions = []
+    try:
+        waiting = await play(node3.ws_url, stream, wait=True)
+        sessions.append(waiting)
+        pub = await publish(node2.ws_url, stream)
+        sessions.append(pub)
+        await waiting.client.wait_status(waiting.handle, "PLAYING", 20)
+        await waiting.peer.wait_frames(10, 20)
+        near = await play(node1.ws_url, stream)
+        sessions.append(near)
+        await near.peer.wait_frames(10, 20)
+        await poll_until(lambda: links_by_edge(node2) == {"node1": 1, "node3": 1}, "node 2 links to node 1 and node 3")
+
+        # kill -9 an edge: the other edge's player goes on; the origin's link to it goes.
+        node1.kill9()
+        sessions.remove(near)
+        count = len(waiting.peer.frames)
+        await waiting.peer.wait_frames(count + 30, 15)
+        await poll_until(lambda: links_by_edge(node2).get("node1", 0) == 0, "node 2 drops its link to the dead node 1", 20)
+
+        # Redis stops: node 3's player goes on; a new play of another node's stream is refused.
+        redis.stop()
+        await poll_until(lambda: node3.cluster_view()["redisReachable"] is False, "node 3 sees Redis gone")
+        count = len(waiting.peer.frames)
+        await waiting.peer.wait_frames(count + 30, 15)
+        await refused_play(node3, stream, *UNAVAILABLE)
+
+        # Redis returns (empty): node 2 claims its stream again, and node 3 plays it anew.
+        redis.start()
+
+        async def play_again():
+            try:
+                return await play(node3.ws_url, stream)
+            except RpcError as e:
+                assert e.code in (1004, 1013), f"play after Redis returned: {e.code} {e.message}"
+                return None
+        again = await poll_until(play_again, "a new play on node 3 after Redis returned", 20, interval=0.5)
+        sessions.append(again)
+        await again.peer.wait_frames(10, 20)
+
+        # kill -9 the origin: node 3's players are told the stream ended.
+        node2.kill9()
+        sessions.remove(pub)
+        killed = time.monotonic()
+        ended = await again.client.wait_status(again.handle, "UNPUBLISHED", 20)
+        assert ended.params.get("info") == "Stopped by publisher stop", ended.params
+        told = await waiting.client.wait_status(waiting.handle, "UNPUBLISHED", 20)
+        assert told.params.get("info") == "Stopped by publisher stop", told.params
+        figures({"originKillToUnpublishedMs": round((time.monotonic() - killed) * 1000)})
     finally:
         await close_all(*sessions)

@@ -33,6 +33,16 @@ struct LinkResult: Sendable {
 /// are fed from it as from a local publisher. One link per stream and edge, however many
 /// players the edge has.
 extension MediaEngine {
+    /// A link's ICE consent lapses after this long without a check (origin) or an answer
+    /// (edge; it checks every 2 s): nodes sit on one network, so a node that died is noticed
+    /// within seconds, not after a browser's `iceConsentTimeoutSeconds`.
+    /// A claim's TTL: after an outage, every live node has claimed its streams again by then.
+    static let registrySettleMicros: UInt64 = 3_000_000
+
+    var linkConsentTimeoutMicros: UInt64 {
+        UInt64(config.iceConsentTimeoutSeconds > 0 ? min(config.iceConsentTimeoutSeconds, 5) : 5) * 1_000_000
+    }
+
     // MARK: Origin
 
     /// A link of `request.stream` to the edge that asks. Control thread.
@@ -53,7 +63,7 @@ extension MediaEngine {
                 localUfrag: ufrag, localPassword: password, remoteUfrag: request.iceUfrag,
                 remotePassword: request.icePassword, remoteFingerprintAlgorithm: request.fingerprintAlgorithm,
                 remoteFingerprint: request.fingerprint, dtlsRole: .server,
-                consentTimeoutMicros: UInt64(config.iceConsentTimeoutSeconds) * 1_000_000),
+                consentTimeoutMicros: linkConsentTimeoutMicros),
             audioSSRC: audioSSRC, videoSSRCs: videoSSRCs)
         originLinks[id] = OriginLink(handle: handle, stream: request.stream, edgeNode: request.edgeNode, worker: home)
         linkHandles[handle] = id
@@ -166,7 +176,7 @@ extension MediaEngine {
                     localUfrag: link.ufrag, localPassword: link.password, remoteUfrag: opened.iceUfrag,
                     remotePassword: opened.icePassword, remoteFingerprintAlgorithm: opened.fingerprintAlgorithm,
                     remoteFingerprint: opened.fingerprint, dtlsRole: .client,
-                    consentTimeoutMicros: UInt64(config.iceConsentTimeoutSeconds) * 1_000_000,
+                    consentTimeoutMicros: linkConsentTimeoutMicros,
                     remoteCandidate: candidate))
             let home = workerIndex(for: answer.stream)
             let media = workerStreams[home]
@@ -215,7 +225,16 @@ extension MediaEngine {
     /// node publishes now get a link, lost links are asked for again, and relayed streams that
     /// no node publishes any more end for their players.
     public func checkRemoteStreams() {
-        guard let remoteStreams, remoteStreams.available else { return }
+        guard let remoteStreams else { return }
+        let now = MonotonicClock.nowMicros()
+        guard remoteStreams.available else {
+            registryLostMicros = now
+            return
+        }
+        // Just back from an outage (Redis restarted empty, say), the registry may not list a
+        // live stream yet: its node claims it again at its next heartbeat. Ending relayed
+        // streams waits until every node had the time to.
+        let settled = registryLostMicros.map { now &- $0 >= Self.registrySettleMicros } ?? true
         for name in streams.keys.sorted() {
             guard var entry = streams[name], entry.publisher == nil, !entry.players.isEmpty else { continue }
             if let codecs = remoteStreams.codecs(of: name) {
@@ -224,7 +243,7 @@ extension MediaEngine {
                     streams[name] = entry
                 }
                 ensureLink(name)
-            } else if entry.remoteCodecs != nil {
+            } else if entry.remoteCodecs != nil && settled {
                 closeEdgeLink(name)
                 entry.remoteCodecs = nil
                 publisherGone(&entry, info: StatusInfo.publisherStop)

@@ -39,6 +39,8 @@ public final class MediaEngine: @unchecked Sendable {
     /// The host other nodes reach this one's media at (`cluster.relayAddress`); the first
     /// announced address when nil.
     public var relayHost: String?
+    /// When `checkRemoteStreams` last found the registry unreachable.
+    var registryLostMicros: UInt64?
 
     // Filled by workers from their threads.
     private let workerEvents = Mutex<[WorkerEvent]>([])
