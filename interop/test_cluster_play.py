@@ -119,7 +119,8 @@ async def _wait_and_faults(cluster, figures):
     """A `wait` player on node 3 gets a stream published later on node 2; killing an edge (node
     1) leaves node 3's player alone and the origin drops its link to the dead node; with Redis
     stopped node 3's player goes on while a new cross-node play is refused (1013), and plays
-    work again when Redis returns; killing the origin ends the stream for node 3's players."""
+    work again when Redis returns; killing the origin ends the stream for node 3's players,
+    and the waiting one gets it again when it is published anew on node 3."""
     node1, node2, node3 = cluster.nodes
     redis = cluster.redis
     stream = "later"
@@ -172,5 +173,17 @@ async def _wait_and_faults(cluster, figures):
         told = await waiting.client.wait_status(waiting.handle, "UNPUBLISHED", 20)
         assert told.params.get("info") == "Stopped by publisher stop", told.params
         figures({"originKillToUnpublishedMs": round((time.monotonic() - killed) * 1000)})
+
+        # Published anew, on node 3 itself: the waiting player there gets the stream again.
+        async def publish_on_node3():
+            try:
+                return await publish(node3.ws_url, stream)
+            except RpcError as e:
+                assert e.code == 1003, f"publish on node 3 after the origin died: {e.code} {e.message}"
+                return None
+        anew = await poll_until(publish_on_node3, "the name free for node 3", 15, interval=0.3)
+        sessions.append(anew)
+        count = len(waiting.peer.frames)
+        await waiting.peer.wait_frames(count + 10, 20)
     finally:
         await close_all(*sessions)
