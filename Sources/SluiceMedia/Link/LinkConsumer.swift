@@ -38,9 +38,6 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
     private let videoBase: Int
     private var nextReport: UInt64 = 0
     private var rtcpScratch = [UInt8](repeating: 0, count: 1500)
-    private let reporterSSRC: UInt32 = .random(in: 1...UInt32.max)
-    private(set) var packetsSent: UInt64 = 0
-    private(set) var retransmissions: UInt64 = 0
 
     init(parameters: LinkParameters, transport: WebRTCTransport) {
         self.parameters = parameters
@@ -88,7 +85,6 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
         outgoing[i].lastTimestamp = item.packet.timestamp
         outgoing[i].packets &+= 1
         outgoing[i].octets &+= UInt32(truncatingIfNeeded: item.packet.payloadLength)
-        packetsSent &+= 1
     }
 
     /// The packet copied once into a pool buffer with the link's SSRC and number, then
@@ -145,7 +141,7 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
     private func retransmit(_ sequence: UInt16, stream i: Int) {
         guard i >= videoBase, let offset = outgoing[i].offset,
               let stored = upstream?.storedPacket(layer: i - videoBase, sequence: sequence &- offset) else { return }
-        if send(UnsafeRawBufferPointer(stored), ssrc: outgoing[i].ssrc, sequence: sequence) { retransmissions &+= 1 }
+        _ = send(UnsafeRawBufferPointer(stored), ssrc: outgoing[i].ssrc, sequence: sequence)
     }
 
     // MARK: Reports

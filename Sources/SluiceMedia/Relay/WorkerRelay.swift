@@ -198,9 +198,6 @@ final class WorkerRelay: WorkerInlet {
         return state.pointee.ingresses[key.slot]
     }
 
-    /// The peer relay that is `worker`'s (for commands to the home).
-    func peer(_ worker: Int) -> WorkerRelay? { peers.indices.contains(worker) ? peers[worker].relay : nil }
-
     // MARK: Loop turn
 
     func pump(now: UInt64) -> Bool {
