@@ -30,6 +30,8 @@ func parseAll(_ bytes: UnsafeRawBufferPointer) {
     roundTrip(RTCPFullIntraRequest(parsing: bytes), RTCPFullIntraRequest.init(parsing:)) { $0.serializedSize } write: { $0.write(into: &$1) }
     roundTrip(RTCPREMB(parsing: bytes), RTCPREMB.init(parsing:)) { $0.serializedSize } write: { $0.write(into: &$1) }
     roundTrip(RTCPTransportWideCC(parsing: bytes), RTCPTransportWideCC.init(parsing:)) { $0.serializedSize } write: { $0.write(into: &$1) }
+    roundTrip(RTCPLinkState(parsing: bytes), RTCPLinkState.init(parsing:)) { $0.serializedSize } write: { $0.write(into: &$1) }
+    roundTrip(RTCPLinkLayers(parsing: bytes), RTCPLinkLayers.init(parsing:)) { $0.serializedSize } write: { $0.write(into: &$1) }
 
     if let nack = RTCPGenericNACK(parsing: bytes) {
         let lost = nack.lostSequenceNumbers
