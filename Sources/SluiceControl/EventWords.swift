@@ -22,7 +22,7 @@ package enum EventWords {
     /// `playing`, `failed`), which becomes a `streamStatus` instead.
     package static func words(_ event: WorkerEvent) -> Words? {
         switch event {
-        case .publishing, .playing, .failed:
+        case .publishing, .playing, .failed, .linkMuted:
             return nil
         case .layerChanged(_, let layer, let width, let height, let reason):
             return Words(type: "layerChanged", by: nil, data: [

@@ -64,7 +64,7 @@ extension MediaEngine {
                 remotePassword: request.icePassword, remoteFingerprintAlgorithm: request.fingerprintAlgorithm,
                 remoteFingerprint: request.fingerprint, dtlsRole: .server,
                 consentTimeoutMicros: linkConsentTimeoutMicros),
-            audioSSRC: audioSSRC, videoSSRCs: videoSSRCs)
+            audioSSRC: audioSSRC, videoSSRCs: videoSSRCs, mute: Self.linkMute(entry))
         originLinks[id] = OriginLink(handle: handle, stream: request.stream, edgeNode: request.edgeNode, worker: home)
         linkHandles[handle] = id
         let media = workerStreams[home]
@@ -218,6 +218,8 @@ extension MediaEngine {
             closeLink(key)
         } else if edgeLinkState[key]?.handle == handle {
             closeEdgeLink(key)
+            // Asked for again at once while players wait on it: they see a gap, not an end.
+            if let entry = streams[key], !entry.players.isEmpty, entry.remoteCodecs != nil { ensureLink(key) }
         }
     }
 

@@ -235,12 +235,13 @@ public final class MediaEngine: @unchecked Sendable {
     }
 
     /// Tells the worker the stream-wide mute of `kind`, and the publisher and every player why.
-    private func applyMute(stream name: String, kind: MediaKind, by: EventWords.MuteSource, muted: Bool) {
+    func applyMute(stream name: String, kind: MediaKind, by: EventWords.MuteSource, muted: Bool) {
         guard let stream = streams[name] else { return }
         let effective = stream.mute(kind).muted
         let worker = workerIndex(for: name)
         let media = workerStreams[worker]
         workers[worker].execute { media.setStreamMuted(name, kind: kind, muted: effective) }
+        if stream.publisher != nil { muteChangedForLinks(name) }
         let words = EventWords.mute(kind, muted: muted, by: by)
         if let publisher = stream.publisher { emitEvent(publisher, words) }
         for player in stream.players { emitEvent(player, words) }
@@ -378,6 +379,8 @@ public final class MediaEngine: @unchecked Sendable {
              .connectionQuality(let handle, _, _), .limitExceeded(let handle, _, _, _):
             guard let words = EventWords.words(event) else { return }
             emitEvent(handle, words)
+        case .linkMuted(let handle, let flags):
+            linkMuted(handle, flags: flags)
         case .resize(let name, _, _):
             guard let stream = streams[name], let words = EventWords.words(event) else { return }
             for handle in [stream.publisher].compactMap({ $0 }) + stream.players {

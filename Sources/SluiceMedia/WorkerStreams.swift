@@ -1,3 +1,4 @@
+import SluiceRTP
 import SluiceTransport
 import SluiceVocabulary
 import SluiceWire
@@ -140,6 +141,7 @@ package final class WorkerStreams {
         linkSockets[parameters.handle] = socket
         let producer = Producer(parameters: parameters, transport: transport, statsBoard: nil)
         producer.rtpActivity = RTPActivityWatch(timeoutMicros: rtpTimeoutMicros)
+        producer.linkWatch = LinkSourceWatch(now: MonotonicClock.nowMicros())
         producer.report = report
         transport.delegate = producer
         worker.addTickable(producer)
@@ -217,6 +219,11 @@ package final class WorkerStreams {
 
     package func setStreamMuted(_ stream: String, kind: MediaKind, muted: Bool) {
         router(stream).setMuted(kind, muted)
+    }
+
+    /// Origin: the stream's mute state (and who muted), for its links to tell their edges.
+    package func setLinkMute(_ stream: String, _ mute: RTCPLinkState.Mute) {
+        for link in links.values where link.parameters.stream == stream { link.setMute(mute) }
     }
 
     package func requestKeyFrame(for handle: StreamHandle) {

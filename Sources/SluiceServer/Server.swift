@@ -58,7 +58,8 @@ public final class Server {
         ClusterLinkEndpoint(secret: config.cluster?.secret, nodeID: cluster?.nodeId, media: media,
                             log: Log(level: level, subsystem: "cluster")).register(on: signaling.router)
         AdminAPI(adminToken: config.adminToken, metricsToken: config.metricsToken, media: media, signaling: signaling).register(on: signaling.router)
-        AdminCluster(adminToken: config.adminToken, member: cluster, redis: config.cluster?.redis).register(on: signaling.router)
+        AdminCluster(adminToken: config.adminToken, member: cluster, redis: config.cluster?.redis,
+                     links: { (media.linkViews, media.edgeLinks) }).register(on: signaling.router)
         WHIPEndpoint(signaling: signaling).register(on: signaling.router)
         StaticFiles(root: config.webRoot).register(on: signaling.router)
     }

@@ -37,11 +37,18 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
     private let outgoingCount: Int
     private let videoBase: Int
     private var nextReport: UInt64 = 0
+    /// The stream's state as the edge is told it (`RTCPLinkState`): sent on change and every
+    /// `stateIntervalMicros`, which also tells the edge the link is alive when no media flows.
+    private var mute: RTCPLinkState.Mute
+    private var stateSerial: UInt32 = 0
+    private var nextState: UInt64 = 0
+    static let stateIntervalMicros: UInt64 = 250_000
     private var rtcpScratch = [UInt8](repeating: 0, count: 1500)
 
     init(parameters: LinkParameters, transport: WebRTCTransport) {
         self.parameters = parameters
         self.transport = transport
+        mute = parameters.mute
         var streams: [Outgoing] = []
         if let audio = parameters.audioSSRC { streams.append(Outgoing(ssrc: audio)) }
         videoBase = streams.count
@@ -101,6 +108,14 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
         return true
     }
 
+    /// The origin's mute state of the stream changed: the edge hears it at the next tick.
+    func setMute(_ mute: RTCPLinkState.Mute) {
+        guard mute != self.mute else { return }
+        self.mute = mute
+        stateSerial &+= 1
+        nextState = 0
+    }
+
     // MARK: Transport delegate
 
     func transportDidConnect(_ transport: WebRTCTransport) {
@@ -149,7 +164,12 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
     /// Sender reports once a second: each video layer with the publisher's wall clock of its
     /// last timestamp, so the edge maps layers' clocks as the origin does.
     func tick(now: UInt64) {
-        guard now >= nextReport, transport.isConnected else { return }
+        guard transport.isConnected else { return }
+        if now >= nextState {
+            nextState = now + Self.stateIntervalMicros
+            sendState()
+        }
+        guard now >= nextReport else { return }
         nextReport = now + 1_000_000
         guard let upstream else { return }
         for i in videoBase..<outgoingCount where outgoing[i].sent {
@@ -160,12 +180,28 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
             let ntp = (micros / 1_000_000) << 32 | ((micros % 1_000_000) << 32) / 1_000_000
             let sr = RTCPSenderReport(ssrc: outgoing[i].ssrc, ntpTimestamp: ntp, rtpTimestamp: outgoing[i].lastTimestamp,
                                       packetCount: outgoing[i].packets, octetCount: outgoing[i].octets, reportBlocks: [])
-            rtcpScratch.withUnsafeMutableBytes { raw in
-                var writer = ByteWriter(raw)
-                sr.write(into: &writer)
-                guard !writer.overflowed else { return }
-                transport.sendRTCP(UnsafeRawBufferPointer(rebasing: raw[0..<writer.offset]))
-            }
+            sendRTCP { sr.write(into: &$0) }
+        }
+    }
+
+    /// The stream's mute state and every layer as the origin measures it, so the edge's
+    /// players see the layers this link does not carry now (off the packet path: 4 a second).
+    private func sendState() {
+        let layers = (upstream?.measuredLayers ?? []).map { layer in
+            RTCPLinkState.Layer(width: UInt16(clamping: layer.width), height: UInt16(clamping: layer.height),
+                                fpsCenti: UInt16(clamping: Int((layer.fps * 100).rounded())), active: layer.active,
+                                bitrateKbps: UInt32(clamping: Int(layer.bitrateKbps.rounded())))
+        }
+        let state = RTCPLinkState(senderSSRC: outgoingCount > 0 ? outgoing[0].ssrc : 0, serial: stateSerial, mute: mute, layers: layers)
+        sendRTCP { state.write(into: &$0) }
+    }
+
+    private func sendRTCP(_ write: (inout ByteWriter) -> Void) {
+        rtcpScratch.withUnsafeMutableBytes { raw in
+            var writer = ByteWriter(raw)
+            write(&writer)
+            guard !writer.overflowed else { return }
+            transport.sendRTCP(UnsafeRawBufferPointer(rebasing: raw[0..<writer.offset]))
         }
     }
 }

@@ -1,3 +1,4 @@
+import SluiceRTP
 import SluiceTransport
 import SluiceVocabulary
 
@@ -12,9 +13,12 @@ package struct LinkParameters: Sendable {
     package var audioSSRC: UInt32?
     /// One per simulcast layer, lowest first.
     package var videoSSRCs: [UInt32]
+    /// The stream's mute state when the link opens; later changes come by `setMute`.
+    package var mute: RTCPLinkState.Mute
 
     package init(handle: StreamHandle, stream: String, transport: TransportParameters, audioSSRC: UInt32?,
-                 videoSSRCs: [UInt32]) {
+                 videoSSRCs: [UInt32], mute: RTCPLinkState.Mute = []) {
+        self.mute = mute
         self.handle = handle
         self.stream = stream
         self.transport = transport

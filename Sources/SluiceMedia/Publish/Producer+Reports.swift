@@ -25,6 +25,7 @@ extension Producer {
     }
 
     func tick(now: UInt64) {
+        if linkWatch != nil { checkLink(now: now) }
         if transport.isConnected, videoParameters?.feedback.nack == true { sendNacks(now: now) }
         if transport.isConnected, let mediaSSRC = layers.first?.ssrc ?? audio?.ssrc,
            let twcc = feedback.feedback(now: now, senderSSRC: reporterSSRC, mediaSSRC: mediaSSRC) {

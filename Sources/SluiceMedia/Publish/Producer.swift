@@ -69,6 +69,8 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     var capWatch = PublishCapWatch(caps: PublishCaps())
     /// `rtc.rtpTimeoutSeconds`: fail a publisher whose media stopped (0: off).
     var rtpActivity = RTPActivityWatch(timeoutMicros: 0)
+    /// Edge: set when this producer's publisher is a relay link from the stream's origin.
+    var linkWatch: LinkSourceWatch?
 
     struct AudioTrack {
         let parameters: TrackParameters
@@ -273,6 +275,10 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     func transport(_ transport: WebRTCTransport, didReceiveRTCP bytes: UnsafeMutableRawBufferPointer, now: UInt64) {
         var iterator = RTCPCompoundIterator(UnsafeRawBufferPointer(bytes))
         while let (packet, _) = iterator.next() {
+            if packet.packetType == RTCPPacketType.application, linkWatch != nil {
+                linkMessage(packet.bytes, now: now)
+                continue
+            }
             guard packet.packetType == RTCPPacketType.senderReport,
                   let report = RTCPSenderReport(parsing: packet.bytes) else { continue }
             if audio?.ssrc == report.ssrc {

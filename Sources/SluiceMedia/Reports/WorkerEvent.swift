@@ -20,4 +20,6 @@ package enum WorkerEvent: Sendable, Equatable {
     case limitExceeded(StreamHandle, limit: PublishLimit, value: Int, max: Int)
     /// The stream's size (its top layer) changed: for the publisher and every player.
     case resize(stream: String, width: Int, height: Int)
+    /// Edge: the origin's mute state of a relayed stream changed (`RTCPLinkState.Mute` bits).
+    case linkMuted(StreamHandle, flags: UInt8)
 }

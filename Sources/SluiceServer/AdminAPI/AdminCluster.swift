@@ -1,4 +1,5 @@
 import SluiceCluster
+import SluiceControl
 import SluiceJSON
 import SluiceSignaling
 
@@ -11,11 +12,16 @@ public final class AdminCluster {
     private let authorization: AdminAuthorization
     private let member: ClusterMember?
     private let redis: String?
+    /// This node's relay links (control thread, where the router runs): those it serves as an
+    /// origin, and those it holds as an edge.
+    private let links: () -> (served: [LinkView], held: [String: String])
 
-    public init(adminToken: String, member: ClusterMember?, redis: RedisURL?) {
+    public init(adminToken: String, member: ClusterMember?, redis: RedisURL?,
+                links: @escaping () -> (served: [LinkView], held: [String: String]) = { ([], [:]) }) {
         authorization = AdminAuthorization(token: adminToken)
         self.member = member
         self.redis = redis?.description
+        self.links = links
     }
 
     public func register(on router: HTTPRouter) {
@@ -37,6 +43,11 @@ public final class AdminCluster {
         object["listedAt"] = JSONValue(snapshot.listedAtMs)
         object["nodes"] = .array(snapshot.nodes.map(\.json))
         object["streams"] = .array(snapshot.streams.map(\.json))
+        let (served, held) = links()
+        object["links"] = [
+            "served": .array(served.map { ["link": .string($0.link), "stream": .string($0.stream), "edge": .string($0.edgeNode)] }),
+            "held": .array(held.sorted { $0.key < $1.key }.map { ["stream": .string($0.key), "link": .string($0.value)] }),
+        ]
         return .object(object)
     }
 }

@@ -198,7 +198,7 @@ enum AdminOpenAPI {
         "/api/v1/cluster": {
           "get": {"summary": "The cluster's nodes and streams as this node last saw them (a cache; never waits on Redis); {\"enabled\": false} without cluster.redis",
                   "responses": {
-                    "200": {"description": "enabled, nodeId, redis, redisReachable, problem, listedAt, nodes, streams (docs/cluster.md)",
+                    "200": {"description": "enabled, nodeId, redis, redisReachable, problem, listedAt, nodes, streams, links (docs/cluster.md)",
                             "content": {"application/json": {"schema": {"type": "object", "required": ["enabled"],
                               "properties": {"enabled": {"type": "boolean"}, "nodeId": {"type": "string"},
                                              "redis": {"type": "string"}, "redisReachable": {"type": "boolean"},
