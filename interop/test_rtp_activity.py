@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from conftest_cluster import make_cluster, poll_until  # noqa: F401 (the fixture)
 from sessions import close_all, play, publish
 
 RTP_TIMEOUT_SECONDS = 2
@@ -67,5 +68,43 @@ async def _media_stops(server):
         assert decoded >= 15 * RTP_TIMEOUT_SECONDS, f"the steady stream's player decoded {decoded} frames"
         print(f"FAILED 'Failed by RTP activity' {waited:.1f} s after the media stopped; "
               f"the steady stream's player decoded {decoded} frames meanwhile")
+    finally:
+        await close_all(stalled, steady, waiting, watcher)
+
+
+def test_origin_stream_whose_media_stops_ends_on_the_edge(make_cluster):
+    asyncio.run(_media_stops_on_origin(make_cluster(2, overrides={"rtc": {
+        "rtpTimeoutSeconds": RTP_TIMEOUT_SECONDS, "iceConsentTimeoutSeconds": 10}})))
+
+
+async def _media_stops_on_origin(cluster):
+    """The same seen from an edge: the origin (node 1) fails its publisher, and the players on
+    node 2, fed over a relay link, are told as its own would be. The control: node 2's player
+    of a second stream on node 1 that keeps sending stays PLAYING."""
+    node1, node2 = cluster.nodes
+    stalled = steady = waiting = watcher = None
+    try:
+        stalled = await publish(node1.ws_url, "edge-stall")
+        steady = await publish(node1.ws_url, "edge-steady")
+        for pub in (stalled, steady):
+            await pub.client.wait_status(pub.handle, "PUBLISHING", 15)
+        for name in ("edge-stall", "edge-steady"):
+            await poll_until(lambda n=name: any(s["name"] == n for s in node2.cluster_view()["streams"]),
+                             f"node 2 sees {name}")
+        waiting = await play(node2.ws_url, "edge-stall", wait=True)
+        watcher = await play(node2.ws_url, "edge-steady")
+        for player in (waiting, watcher):
+            await player.client.wait_status(player.handle, "PLAYING", 15)
+            await player.peer.wait_frames(5, 15)
+
+        for sender in stalled.peer.pc.getSenders():
+            sender.replaceTrack(None)
+        failed = await stalled.client.wait_status(stalled.handle, "FAILED", RTP_TIMEOUT_SECONDS + 8)
+        assert failed.params.get("info") == "Failed by RTP activity", failed.params
+        gone = await waiting.client.wait_status(waiting.handle, "UNPUBLISHED", 10)
+        assert gone.params.get("info") == "Stopped by publisher stop", gone.params
+        frames = len(watcher.peer.frames)
+        await watcher.peer.wait_frames(frames + 30, 15)
+        assert watcher.client.statuses(watcher.handle)[-1] == "PLAYING", watcher.client.statuses(watcher.handle)
     finally:
         await close_all(stalled, steady, waiting, watcher)

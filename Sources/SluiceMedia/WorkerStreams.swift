@@ -140,7 +140,9 @@ package final class WorkerStreams {
         }
         linkSockets[parameters.handle] = socket
         let producer = Producer(parameters: parameters, transport: transport, statsBoard: nil)
-        producer.rtpActivity = RTPActivityWatch(timeoutMicros: rtpTimeoutMicros)
+        // No RTP-activity watch: a stream muted on its origin sends no media over its links,
+        // and the origin watches its own publisher's media. The link's state (every 250 ms)
+        // tells the edge whether the link is alive.
         producer.linkWatch = LinkSourceWatch(now: MonotonicClock.nowMicros())
         producer.report = report
         transport.delegate = producer
