@@ -84,6 +84,13 @@ class NumberedVideoTrack(VideoStreamTrack):
         self.sent.append((time.monotonic(), number))
         return frame
 
+    def resize(self, width: int, height: int) -> None:
+        """The next frames come at this size (the encoder starts again on a key frame)."""
+        self.width, self.height = width, height
+        gy, gx = np.mgrid[0:height, 0:width]
+        self._background = ((gx * 3 + gy * 2) % 200 + 28).astype(np.uint8)
+        self._chroma = np.full((height // 2, width), 128, dtype=np.uint8)
+
     def last_sent(self) -> Optional[int]:
         return self.sent[-1][1] if self.sent else None
 

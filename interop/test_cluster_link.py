@@ -19,6 +19,7 @@ from chromium import chromium_page
 from cluster import ADMIN_TOKEN, CLUSTER_SECRET
 from conftest_cluster import make_cluster, poll_until  # noqa: F401 (the fixture)
 from polling import poll
+from sessions import close_all, play, publish
 from simulcast_page import SIMULCAST_SCRIPT
 
 # Samples framesDecoded every 50 ms in the page, for the longest stretch without a new frame.
@@ -146,3 +147,36 @@ async def _link(cluster, figures):
                 nft("delete table ip cut")
         silent = await survives_drop(page, node1, stream, cut, "a silent path")
         figures({"closedByOrigin": closed, "silentPath": silent})
+
+
+def test_resize_reaches_players_on_every_node(make_cluster):
+    asyncio.run(_resize(make_cluster(2)))
+
+
+async def _resize(cluster):
+    """The publisher on node 1 changes its picture size: the player on node 2 gets `resize`
+    with the new size from its own node (whose link producer reads it from the key frames it
+    relays), as node 1's own player does, and decodes the new size."""
+    node1, node2 = cluster.nodes
+    stream = "resized"
+    sessions = []
+    try:
+        pub = await publish(node1.ws_url, stream)
+        sessions.append(pub)
+        await pub.client.wait_status(pub.handle, "PUBLISHING", 15)
+        await poll_until(lambda: any(s["name"] == stream for s in node2.cluster_view()["streams"]), "node 2 sees the stream")
+        near, far = await play(node1.ws_url, stream), await play(node2.ws_url, stream)
+        sessions += [near, far]
+        for player in (near, far):
+            await player.peer.wait_frames(10, 20, lambda f: f.width == 640)
+        pub.peer.video.resize(320, 240)
+        for player, where in ((near, "node 1"), (far, "node 2")):
+            event = await player.client.wait_notification(
+                lambda n, h=player.handle: (n.method == "streamEvent" and n.params.get("handle") == h
+                                            and n.params.get("type") == "resize"
+                                            and n.params.get("data", {}).get("width") == 320),
+                15, f"resize to 320 wide for the player on {where}")
+            assert event.params["data"] == {"width": 320, "height": 240}, event.params
+            await player.peer.wait_frames(10, 15, lambda f: f.width == 320)
+    finally:
+        await close_all(*sessions)
