@@ -6,7 +6,7 @@ namespace (only `lo`), from the repository's root, after a release build.
 
 What fails a leg: the tester's exit status (loss, a duplicate, a gap, a failed join), a server
 that did not exit cleanly, and counts that show the fan-out did not go as built:
-  * two workers: players on both (each worker sent media), and the publisher's worker handed
+  * two workers: players on both (each worker sent at least a fifth of the media), and the publisher's worker handed
     every packet to the other once, not once per player (`sluice_worker_relay_packets_total`);
   * cluster: node2's players all joined and received, the origin served exactly one link to
     node2, and sent on it about one copy of what the publisher sent (within a small slack for
@@ -289,8 +289,9 @@ def single_leg(out, leg, workers, players, seconds, problems):
         publisher = fig["publisherPackets"]
         print(f"==== loadtest {leg}: datagrams sent per worker {sent}; relay handed {handed}, delivered {delivered}, "
               f"dropped {dropped}; publisher sent {publisher}")
-        # Players on every worker: each sent media to its own (about MIN_PACKETS per player at least).
-        if min(sent) < MIN_PACKETS * 2:
+        # Players on every worker: each sent a fair share of the media (they are placed on the
+        # least-loaded worker, so about half each; a worker without players sends next to nothing).
+        if min(sent) < 0.2 * sum(sent):
             problems.append(f"{leg}: a worker sent almost nothing ({sent}): the players did not spread over the workers")
         # One hand-over per packet and relaying worker, not per player: about the publisher's packets.
         if not (0 < handed <= publisher * (1 + LINK_SLACK) + 20 and delivered > 0):
