@@ -6,8 +6,9 @@ namespace (only `lo`), from the repository's root, after a release build.
 
 What fails a leg: the tester's exit status (loss, a duplicate, a gap, a failed join), a server
 that did not exit cleanly, and counts that show the fan-out did not go as built:
-  * two workers: players on both (each worker sent at least a fifth of the media), and the publisher's worker handed
-    every packet to the other once, not once per player (`sluice_worker_relay_packets_total`);
+  * two workers: players on both (each worker sent at least a fifth of the media), and the
+    publisher's worker handed every packet to the other once, not once per player
+    (`sluice_worker_relay_packets_total`);
   * cluster: node2's players all joined and received, the origin served exactly one link to
     node2, and sent on it about one copy of what the publisher sent (within a small slack for
     retransmissions), not one per player (`sluice_cluster_link_packets_total`), while node2's
