@@ -6,8 +6,14 @@
 # listening on 0.0.0.0 in the namespace) with --player-receive headers, where each URL must
 # have had its players join and receive. It fails only on loss, a duplicate, a sequence
 # discontinuity, a failed join or a URL without players, never on timing. result.json, report.html and server.log of each run go to
-# artifacts/loadtest/<run>/. Needs root and a release build (swift build -c release).
-#   LOADTEST_SECONDS=6 LOADTEST_PLAYERS=5 scripts/loadtest-smoke.sh
+# artifacts/loadtest/<run>/. Then issue 9's legs (scripts/loadtest-scale.py, in the same
+# namespace): 1 publisher x LOADTEST_SCALE_PLAYERS players on rtc.workers 1, on rtc.workers 2
+# (players on both workers, one hand-over per packet), and on a 2-node cluster (Redis, node1 on
+# 127.0.0.1 publishing, node2 on 127.0.0.2; one relay link, one copy of the stream on it, not
+# one per player); figures (players without loss, server CPU per forwarded packet, the link's
+# packets) in artifacts/loadtest/figures.json and a table at the end. Needs root, redis-server
+# and a release build (swift build -c release).
+#   LOADTEST_SECONDS=6 LOADTEST_PLAYERS=5 LOADTEST_SCALE_SECONDS=8 LOADTEST_SCALE_PLAYERS=30 scripts/loadtest-smoke.sh
 set -uo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -15,8 +21,10 @@ cd "$repo"
 out="$repo/artifacts/loadtest"
 seconds="${LOADTEST_SECONDS:-6}"
 players="${LOADTEST_PLAYERS:-5}"
+scale_seconds="${LOADTEST_SCALE_SECONDS:-8}"
+scale_players="${LOADTEST_SCALE_PLAYERS:-30}"
 
-for tool in unshare ip python3; do
+for tool in unshare ip python3 redis-server; do
     command -v "$tool" >/dev/null || { echo "loadtest: $tool is missing"; exit 1; }
 done
 for product in sluice sluice-loadtest; do
@@ -30,9 +38,9 @@ mkdir -p "$out"
 
 # Everything below runs in the namespace: the ports are picked there, where only these
 # processes live, and nothing can leave 127.0.0.0/8.
-unshare -n bash -s -- "$out" "$seconds" "$players" <<'INNER'
+unshare -n bash -s -- "$out" "$seconds" "$players" "$scale_seconds" "$scale_players" <<'INNER'
 set -uo pipefail
-out="$1" seconds="$2" players="$3"
+out="$1" seconds="$2" players="$3" scale_seconds="$4" scale_players="$5"
 ip link set lo up || exit 1
 
 # A free TCP port for signaling and a media port free for UDP and for TCP (ICE-TCP listens on
@@ -91,5 +99,8 @@ if not ok:
     print("==== loadtest two-urls: FAILED: a URL had no players, or not all of its players joined and received")
 sys.exit(0 if ok else 1)
 PY
+
+# Issue 9: one worker, two workers, a 2-node cluster; figures in artifacts/loadtest/figures.json.
+python3 scripts/loadtest-scale.py "$out" "$scale_seconds" "$scale_players" || failed=1
 exit $failed
 INNER

@@ -163,7 +163,10 @@ public final class MediaEngine: @unchecked Sendable {
         let handle = Self.makeHandle(prefix: "play")
         let (answer, parameters) = try negotiator.negotiate(
             offer: request.offer, role: .play, handle: handle, stream: request.stream,
-            candidates: candidates(worker: worker), publisherTracks: remote.map(Self.tracks) ?? entry?.publisherTracks,
+            // Without a publisher (players waiting already, or it left) the entry's tracks are
+            // empty: answer from the offer, as for the first waiting player, not "no codecs".
+            candidates: candidates(worker: worker),
+            publisherTracks: remote.map(Self.tracks) ?? (entry?.publisher != nil ? entry?.publisherTracks : nil),
             constraints: request.constraints,
             consentTimeoutMicros: UInt64(config.iceConsentTimeoutSeconds) * 1_000_000)
         var updated = entry ?? StreamEntry()

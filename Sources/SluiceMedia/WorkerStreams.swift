@@ -25,6 +25,8 @@ package final class WorkerStreams {
     /// Origin: relay links to other nodes. Edge: the sockets of links from origins.
     private var links: [StreamHandle: LinkConsumer] = [:]
     private var linkSockets: [StreamHandle: WorkerSocket] = [:]
+    /// What this worker's links sent, for /metrics on any thread.
+    package let linkPackets = LinkPacketLedger()
     /// The streams this worker relays from their home, by name.
     private var ingresses: [String: RelayIngress] = [:]
     private var peers: [Weak] = []
@@ -93,6 +95,7 @@ package final class WorkerStreams {
         } else if let link = links.removeValue(forKey: handle) {
             worker.removeTickable(link)
             link.transport.close()
+            linkPackets.retire(handle)
             if let router = routers[link.parameters.stream] {
                 router.remove(link)
                 dropIfEmpty(router)
@@ -121,6 +124,7 @@ package final class WorkerStreams {
         transport.delegate = link
         worker.addTickable(link)
         links[parameters.handle] = link
+        linkPackets.register(parameters.handle, link.sentPackets)
         router(parameters.stream).add(link)
     }
 

@@ -95,6 +95,18 @@ import Testing
         #expect(engine.streamNames.isEmpty)
     }
 
+    /// Several players wait for one name before it is published, and one more after its
+    /// publisher left: each is answered from its offer (not 1005 for the entry's empty tracks).
+    @Test func severalPlayersWaitForOneName() throws {
+        let first = try play("later", session: "w1", wait: true)
+        let second = try play("later", session: "w2", wait: true)
+        #expect(first.sdp.contains("a=rtpmap:111 opus/48000/2") && second.sdp.contains("a=rtpmap:111 opus/48000/2"))
+        _ = try publish("later", session: "pubs")
+        engine.endSession("pubs")
+        let third = try play("later", session: "w3", wait: true)
+        #expect(third.sdp.contains("a=rtpmap:111 opus/48000/2"))
+    }
+
     @Test func maxStreams() throws {
         let limited = try Self.engine(maxStreams: 1)
         defer { limited.shutdown() }

@@ -20,6 +20,8 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
     let transport: WebRTCTransport
     weak var upstream: (any StreamUpstream)?
     var report: (WorkerEvent) -> Void = { _ in }
+    /// RTP packets sent on the link, for /metrics (`LinkPacketLedger`).
+    let sentPackets = LinkPacketCounter()
 
     /// Per outgoing stream (audio first, then each video layer), in memory the link owns:
     /// touched per packet (docs/design.md hot-path rule 8).
@@ -105,6 +107,7 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
         base.storeBytes(of: sequence.bigEndian, toByteOffset: 2, as: UInt16.self)
         base.storeBytes(of: ssrc.bigEndian, toByteOffset: 8, as: UInt32.self)
         transport.sendRTP(buffer: buffer, length: bytes.count)
+        sentPackets.add()
         return true
     }
 

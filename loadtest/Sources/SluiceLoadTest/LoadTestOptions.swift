@@ -50,6 +50,10 @@ public struct LoadTestOptions: Sendable, Equatable, Codable {
     public var iceTransport = LoadTestICETransport.udp
     public var quality: PlayerQuality?
     public var playerReceive = PlayerReceiveMode.full
+    /// Players play with `wait: true` (`--play-wait`): a play that comes before its stream is
+    /// known (on a cluster's edge, before the origin's record reached Redis) waits for it
+    /// instead of failing with 1004.
+    public var playWait = false
     public var maxWidth: Int?
     public var maxHeight: Int?
     /// Players that start joining per second.
@@ -119,6 +123,8 @@ extension LoadTestOptions {
           --player-receive full|headers   full: SRTP unprotect and payload checks (full); headers: read the
                                     clear RTP header before SRTP, never unprotect: continuity, and delay from
                                     the server's abs-send-time stamp, no key frames (a cheaper player; UDP only)
+          --play-wait on|off        players play with wait: true, so a play before the stream is known (a
+                                    cluster's edge before the origin's record reached Redis) waits (off)
           --join-rate R             players starting to join per second (10)
           --duration S              seconds from the first player's join to the end (30)
           --key-frame-interval S    seconds between key frames (2)
@@ -206,6 +212,7 @@ extension LoadTestOptions {
                     throw OptionError("--player-receive must be full or headers, not '\(text)'")
                 }
                 options.playerReceive = mode
+            case "--play-wait": options.playWait = try onOff(name, try value())
             case "--width": options.maxWidth = try integer(name, try value(), in: 1...16384)
             case "--height": options.maxHeight = try integer(name, try value(), in: 1...16384)
             case "--join-rate": options.joinRate = try number(name, try value(), in: 0.01...10_000)
@@ -282,6 +289,9 @@ extension LoadTestOptions {
         }
         if !audio && !video {
             throw OptionError("--audio off and --video off leave nothing to send")
+        }
+        if playWait && target == .janus {
+            throw OptionError("--play-wait on works with --target sluice only")
         }
         if iceTransport == .tcp && target == .janus {
             throw OptionError("--ice-transport tcp works with --target sluice only")

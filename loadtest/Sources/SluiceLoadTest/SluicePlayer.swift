@@ -50,7 +50,8 @@ final class SluicePlayer: LoadTestPlayer, @unchecked Sendable {
             worker: workers.next(), security: workers.security)
         connection.delegate = probe
         self.connection = connection
-        let answer = try await session.play(stream: streamName, sdp: connection.localDescription, constraints: constraints)
+        let answer = try await session.play(stream: streamName, sdp: connection.localDescription, constraints: constraints,
+                                              wait: options.playWait ? true : nil)
         handle = answer.handle
         listen(session, handle: answer.handle)
         try await connection.setRemoteDescription(answer.sdp)

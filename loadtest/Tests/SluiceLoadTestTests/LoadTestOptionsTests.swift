@@ -34,6 +34,14 @@ struct LoadTestOptionsTests {
         #expect(sized.videoWidth == 320 && sized.videoHeight == 240)
     }
 
+    @Test func playWaitIsOffUnlessAsked() throws {
+        #expect(!(try LoadTestOptions.parse([])).playWait)
+        #expect(try LoadTestOptions.parse(["--play-wait", "on"]).playWait)
+        #expect(throws: OptionError("--play-wait on works with --target sluice only")) {
+            try LoadTestOptions.parse(["--play-wait", "on", "--target", "janus", "--url", "ws://127.0.0.1:8188/"])
+        }
+    }
+
     @Test func spawnAndItsConfig() throws {
         let options = try LoadTestOptions.parse(["--spawn", ".build/release/sluice", "--spawn-config", "conf/x.json"])
         #expect(options.spawnPath == ".build/release/sluice" && options.spawnConfig == "conf/x.json")
