@@ -311,26 +311,29 @@ public final class ClusterMember: Sendable {
         if let listener = snapshotListener.withLock({ $0 }) { listener() }
     }
 
-    /// A clean stop: the node and its claims go at once instead of after the TTL.
+    /// A clean stop: the node and its claims go at once instead of after the TTL. The node
+    /// record goes first, so other nodes never see its streams' claims gone while the node
+    /// still lives: their players of its streams are told the node's loss, not a publisher's
+    /// stop (its sessions are going with it).
     private func leave() {
         let node = nodeId
-        var problem: String? = claimLane.withLock { lane in
-            defer {
-                lane.claims.removeAll()
-                lane.registry.connection.close()
-            }
+        var problem: String? = lane.withLock { lane in
+            defer { lane.registry.connection.close() }
             do {
-                for name in lane.claims.keys.sorted() { try lane.registry.release(stream: name, nodeId: node) }
+                try lane.registry.deregister(nodeId: node)
                 return nil
             } catch {
                 return "\(error)"
             }
         }
-        problem = lane.withLock { lane in
-            defer { lane.registry.connection.close() }
+        problem = claimLane.withLock { lane in
+            defer {
+                lane.claims.removeAll()
+                lane.registry.connection.close()
+            }
             guard problem == nil else { return problem }
             do {
-                try lane.registry.deregister(nodeId: node)
+                for name in lane.claims.keys.sorted() { try lane.registry.release(stream: name, nodeId: node) }
                 return nil
             } catch {
                 return "\(error)"
