@@ -236,9 +236,12 @@ class Cluster:
 
     def __init__(self, tmp_path: Path, name: str, count: int, overrides: Optional[dict] = None,
                  workers: int = 1, secret: Optional[str] = CLUSTER_SECRET,
-                 secrets: Optional[dict[int, Optional[str]]] = None):
+                 secrets: Optional[dict[int, Optional[str]]] = None,
+                 node_overrides: Optional[dict[int, dict]] = None):
         """`secret` is every node's `cluster.secret` (None: no node has one); `secrets` maps a
-        node's index to its own (None: that node has none), for tests of a wrong or missing one."""
+        node's index to its own (None: that node has none), for tests of a wrong or missing one.
+        `node_overrides` maps a node's index to config sections that replace `overrides`' (as
+        `{"apps": [...]}` with a hooks url of that node's own)."""
         self.redis = RedisServer(tmp_path / "redis", ARTIFACTS / f"cluster-{name}-redis.log")
         self.nodes: list[ClusterNode] = []
         self.extra: list[ClusterNode] = []
@@ -248,6 +251,7 @@ class Cluster:
         self.overrides = overrides or {}
         self.secret = secret
         self.secrets = secrets or {}
+        self.node_overrides = node_overrides or {}
         for i in range(count):
             self.nodes.append(self._make_node(i, cluster=True))
 
@@ -259,6 +263,7 @@ class Cluster:
         config_path = self.tmp_path / f"{node_id}.json"
         overrides = {section: (dict(values) if isinstance(values, dict) else values)
                      for section, values in self.overrides.items()}
+        overrides.update(self.node_overrides.get(index, {}))
         overrides.setdefault("admin", {})["token"] = ADMIN_TOKEN
         secret = self.secrets.get(index, self.secret) if cluster else None
         if cluster:

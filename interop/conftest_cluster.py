@@ -18,8 +18,9 @@ def make_cluster(request, tmp_path):
     made = []
 
     def make(count: int = 3, overrides=None, workers: int = 1, **options) -> Cluster:
-        """`options`: `secret=` (every node's cluster.secret; None for none) and `secrets=`
-        ({index: secret or None}), as Cluster takes them."""
+        """`options`: `secret=` (every node's cluster.secret; None for none), `secrets=`
+        ({index: secret or None}) and `node_overrides=` ({index: config sections}), as Cluster
+        takes them."""
         cluster = Cluster(tmp_path / f"cluster{len(made)}", _safe_name(request.node.name), count,
                           overrides=overrides, workers=workers, **options)
         made.append(cluster)

@@ -116,7 +116,7 @@ async def _names(cluster, figures):
         assert gauges == {"sluice_sessions": "2", "sluice_streams": "1", "sluice_players": "1"}, gauges
 
         # Node 1's publisher stops: the claim is gone by the time its UNPUBLISHED arrives (a
-        # claim left to expire would still be there: its TTL is 3 s, refreshed every 1 s).
+        # claim left to expire would still be there: its TTL is 5 s, refreshed every 500 ms).
         await pub1.client.stop(pub1.handle)
         await pub1.client.wait_status(pub1.handle, "UNPUBLISHED", 10)
         assert redis.stream_record("x") is None, f"the claim outlived its publisher: {redis.stream_record('x')}"

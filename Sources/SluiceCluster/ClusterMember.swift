@@ -13,10 +13,18 @@ import Synchronization
 public final class ClusterMember: Sendable {
     public struct Settings: Sendable {
         public var url: RedisURL
-        public var heartbeatMs = 1000
-        /// How long a record outlives its last heartbeat: three heartbeats, so one slow or
-        /// lost one does not drop the node.
-        public var ttlMs = 3000
+        /// Every heartbeat writes the node record, refreshes the claims and lists the cluster;
+        /// other nodes see a dead node within `ttlMs` plus one of their heartbeats.
+        public var heartbeatMs = 500
+        /// How long the node record outlives its last heartbeat: four heartbeats, so a slow or
+        /// lost one does not drop the node, and short enough that the players of a dead origin
+        /// on other nodes are told within 3 s of its death (docs/cluster.md, "Faults").
+        public var ttlMs = 2000
+        /// How long a stream claim outlives its last refresh (each heartbeat). Longer than
+        /// `ttlMs`: a node whose heartbeats stall for a few seconds keeps its live names (a
+        /// lost claim would let another node publish one of them meanwhile), and every other
+        /// node sees a dead origin gone (its node record) before its names are free again.
+        public var claimTtlMs = 5000
         public var connectTimeoutMs = 500
         public var commandTimeoutMs = 500
         /// The claim lane's connect and command timeouts: claims come from the signaling
@@ -65,6 +73,7 @@ public final class ClusterMember: Sendable {
     /// by the next refresh (the heartbeat's), so the caller never waits for Redis.
     private let pendingCodecs = Mutex<[String: RecordCodecs]>([:])
     private let figures: Mutex<Figures>
+    private let snapshotListener = Mutex<(@Sendable () -> Void)?>(nil)
     private let stopping = Atomic<Bool>(false)
     private let wakeup = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
@@ -111,6 +120,11 @@ public final class ClusterMember: Sendable {
 
     public func setFigures(_ value: Figures) { figures.withLock { $0 = value } }
 
+    /// Called on the heartbeat thread after each heartbeat has set the snapshot (reached Redis
+    /// or not), so a reader can act on a dead node at once instead of polling. It must return
+    /// quickly (it delays the next heartbeat): wake another thread, never wait.
+    public func onSnapshot(_ listener: (@Sendable () -> Void)?) { snapshotListener.withLock { $0 = listener } }
+
     /// True when the last command this node sent Redis (a heartbeat's or a claim's) failed on
     /// the link; a heartbeat that reaches Redis makes it false again.
     public var redisKnownUnreachable: Bool { health.load(ordering: .acquiring) == RedisHealth.unreachable.rawValue }
@@ -128,7 +142,7 @@ public final class ClusterMember: Sendable {
         let record = StreamRecord(name: name, app: app, node: nodeId, layers: layers)
         // Codecs of an earlier publisher of the name are not this one's.
         pendingCodecs.withLock { _ = $0.removeValue(forKey: name) }
-        let ttl = settings.ttlMs
+        let ttl = settings.claimTtlMs
         do {
             let outages = self.outages.load(ordering: .acquiring)
             let result = try claimLane.withLock { (lane: inout ClaimLane) throws(RedisError) -> StreamClaim in
@@ -251,7 +265,7 @@ public final class ClusterMember: Sendable {
         let outcome: (listed: ClusterSnapshot?, reachable: Bool, problem: String?) = lane.withLock { lane in
             do throws(RedisError) {
                 try lane.registry.register(record, ttlMs: ttl)
-                lines += try refreshClaims(ttlMs: ttl)
+                lines += try refreshClaims(ttlMs: settings.claimTtlMs)
                 let nodes = try lane.registry.nodes()
                 let streams = try lane.registry.streams()
                 let junk = nodes.junk + streams.junk
@@ -259,7 +273,7 @@ public final class ClusterMember: Sendable {
                 if lane.reachable == false {
                     lines.append((false, "Redis at \(url) is back; node \(nodeId) registered again with \(claimedStreams.count) claim(s)"))
                 } else if lane.reachable == nil {
-                    lines.append((false, "node \(nodeId) registered in Redis at \(url) (TTL \(ttl) ms)"))
+                    lines.append((false, "node \(nodeId) registered in Redis at \(url) (heartbeat \(settings.heartbeatMs) ms, TTL \(ttl) ms, claims \(settings.claimTtlMs) ms)"))
                 }
                 if let problem, problem != lane.lastProblem { lines.append((true, "\(problem)")) }
                 lane.reachable = true
@@ -294,26 +308,17 @@ public final class ClusterMember: Sendable {
             }
         }
         for line in lines { line.warn ? log.warn(line.text) : log.info(line.text) }
+        if let listener = snapshotListener.withLock({ $0 }) { listener() }
     }
 
-    /// A clean stop: the node and its claims go at once instead of after the TTL.
+    /// A clean stop: the node and its claims go at once instead of after the TTL. The node
+    /// record goes first, so other nodes never see its streams' claims gone while the node
+    /// still lives: their players of its streams are told the node's loss, not a publisher's
+    /// stop (its sessions are going with it).
     private func leave() {
         let node = nodeId
-        var problem: String? = claimLane.withLock { lane in
-            defer {
-                lane.claims.removeAll()
-                lane.registry.connection.close()
-            }
-            do {
-                for name in lane.claims.keys.sorted() { try lane.registry.release(stream: name, nodeId: node) }
-                return nil
-            } catch {
-                return "\(error)"
-            }
-        }
-        problem = lane.withLock { lane in
+        var problem: String? = lane.withLock { lane in
             defer { lane.registry.connection.close() }
-            guard problem == nil else { return problem }
             do {
                 try lane.registry.deregister(nodeId: node)
                 return nil
@@ -321,8 +326,21 @@ public final class ClusterMember: Sendable {
                 return "\(error)"
             }
         }
+        problem = claimLane.withLock { lane in
+            defer {
+                lane.claims.removeAll()
+                lane.registry.connection.close()
+            }
+            guard problem == nil else { return problem }
+            do {
+                for name in lane.claims.keys.sorted() { try lane.registry.release(stream: name, nodeId: node) }
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
         if let problem {
-            log.info("node \(nodeId) left without Redis (\(problem)); its keys expire within \(settings.ttlMs) ms")
+            log.info("node \(nodeId) left without Redis (\(problem)); its keys expire within \(settings.claimTtlMs) ms")
         } else {
             log.info("node \(nodeId) left the cluster")
         }

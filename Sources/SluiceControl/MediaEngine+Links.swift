@@ -223,9 +223,11 @@ extension MediaEngine {
         }
     }
 
-    /// About once a second from the control thread: waiting players of streams that another
-    /// node publishes now get a link, lost links are asked for again, and relayed streams that
-    /// no node publishes any more end for their players.
+    /// From the control thread after each heartbeat's snapshot (500 ms) and once a second:
+    /// waiting players of streams that another node publishes now get a link, lost links are
+    /// asked for again, and relayed streams that no node publishes any more end for their
+    /// players, with an info that tells a dead origin node from a publisher's stop
+    /// (RemoteStreamVerdict.swift). Reads the cached registry only.
     public func checkRemoteStreams() {
         guard let remoteStreams else { return }
         let now = MonotonicClock.nowMicros()
@@ -239,17 +241,24 @@ extension MediaEngine {
         let settled = registryLostMicros.map { now &- $0 >= Self.registrySettleMicros } ?? true
         for name in streams.keys.sorted() {
             guard var entry = streams[name], entry.publisher == nil, !entry.players.isEmpty else { continue }
-            if let codecs = remoteStreams.codecs(of: name) {
-                if entry.remoteCodecs == nil {
-                    entry.remoteCodecs = codecs
+            let current = remoteStreams.codecs(of: name).map { (codecs: $0, origin: remoteStreams.originNode(of: name)) }
+            switch RemoteStreamVerdict.decide(relaying: entry.remoteCodecs != nil, relayedFrom: entry.remoteOrigin,
+                                              current: current, settled: settled, isAlive: remoteStreams.isNodeAlive) {
+            case .relay(let codecs, let origin):
+                if entry.remoteCodecs == nil || entry.remoteOrigin == nil {
+                    entry.remoteCodecs = entry.remoteCodecs ?? codecs
+                    entry.remoteOrigin = entry.remoteOrigin ?? origin
                     streams[name] = entry
                 }
                 ensureLink(name)
-            } else if entry.remoteCodecs != nil && settled {
+            case .end(let info):
                 closeEdgeLink(name)
                 entry.remoteCodecs = nil
-                publisherGone(&entry, info: StatusInfo.publisherStop)
+                entry.remoteOrigin = nil
+                publisherGone(&entry, info: info)
                 streams[name] = entry.players.isEmpty ? nil : entry
+            case .hold:
+                break
             }
         }
     }

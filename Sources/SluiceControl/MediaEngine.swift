@@ -55,6 +55,8 @@ public final class MediaEngine: @unchecked Sendable {
         /// Edge: the codecs of the stream another node publishes, which this node's players
         /// are fed from over a relay link (MediaEngine+Links.swift).
         var remoteCodecs: StreamCodecs?
+        /// Edge: the node those codecs came from, so the end of its stream can name the cause.
+        var remoteOrigin: String?
 
         func mute(_ kind: MediaKind) -> MuteState { kind == .audio ? audioMute : videoMute }
 
@@ -171,7 +173,10 @@ public final class MediaEngine: @unchecked Sendable {
             consentTimeoutMicros: UInt64(config.iceConsentTimeoutSeconds) * 1_000_000)
         var updated = entry ?? StreamEntry()
         updated.players.append(handle)
-        if let remote { updated.remoteCodecs = remote }
+        if let remote {
+            updated.remoteCodecs = remote
+            if updated.remoteOrigin == nil { updated.remoteOrigin = remoteStreams?.originNode(of: request.stream) }
+        }
         streams[request.stream] = updated
         handles[handle] = HandleEntry(session: request.session, stream: request.stream, role: .play,
                                       wait: request.wait, worker: worker)

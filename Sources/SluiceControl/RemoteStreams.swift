@@ -10,6 +10,12 @@ public protocol RemoteStreams: AnyObject {
     func codecs(of stream: String) -> StreamCodecs?
     /// Whether the registry can be trusted now (Redis reachable at the last heartbeat).
     var available: Bool { get }
+    /// The node that publishes `stream` now, when `codecs(of:)` has an answer: the origin a
+    /// relayed stream's players depend on.
+    func originNode(of stream: String) -> String?
+    /// Whether `node` is in the cached registry's live node list (its heartbeat record has not
+    /// expired). Tells a dead origin from a publisher that stopped, for its players' info.
+    func isNodeAlive(_ node: String) -> Bool
     /// Asks the origin of `request.stream` for a link, off the control thread; `completion` may
     /// run on any thread.
     func open(_ request: LinkRequest, completion: @escaping @Sendable (Result<LinkAnswer, LinkFailure>) -> Void)

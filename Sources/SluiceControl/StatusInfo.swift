@@ -11,6 +11,9 @@ public enum StatusInfo {
     public static let rtpActivity = "Failed by RTP activity"
     public static let sessionDisconnect = "Stopped by session disconnect"
     public static let publisherStop = "Stopped by publisher stop"
+    /// A relayed stream's origin node died (its heartbeat record expired): Sluice's own, for
+    /// players on other nodes (docs/protocol.md section 6, **Cluster**).
+    public static let originNodeLoss = "Stopped by origin node loss"
     public static let user = "Stopped by user"
     public static let restTerminate = "Stopped by rest /terminate"
     public static let restrictedAccess = "Restricted access"

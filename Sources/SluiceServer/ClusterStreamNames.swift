@@ -9,7 +9,9 @@ import SluiceSignaling
 ///
 /// It also wakes the signaling thread once a second, so the figures are handed over while
 /// nothing else happens there (the service thread runs only when woken); that same tick lets
-/// the engine check its remote streams (relay links) and retries codecs not yet known.
+/// the engine check its remote streams (relay links) and retries codecs not yet known. Each
+/// heartbeat of the member (every 500 ms) wakes it too, for a check right after the snapshot
+/// changed: the players of a dead origin are told without waiting for the next tick.
 ///
 /// A publish's codecs go into its claim's record (docs/cluster.md, "Relay links"), for other
 /// nodes to answer their players before a link is up: handed to the member, which writes them
@@ -21,6 +23,9 @@ final class ClusterStreamNames: StreamNameRegistry {
     private var ticker: DispatchSourceTimer?
     /// Published names whose codecs the engine did not give yet; asked again each tick.
     private var codecsWanted: Set<String> = []
+    /// Set by the member's heartbeat thread when a new snapshot is there; read on the
+    /// signaling thread.
+    private let checkDue = DueFlag()
 
     init(member: ClusterMember, workers: Int, media: MediaEngine) {
         self.member = member
@@ -57,6 +62,14 @@ final class ClusterStreamNames: StreamNameRegistry {
         if media.remoteStreams != nil { media.checkRemoteStreams() }
     }
 
+    /// Each wake of the signaling thread: a check of the remote streams when a heartbeat
+    /// brought a new snapshot. The check reads the cached snapshot only (never Redis).
+    func serviceWoke() {
+        if checkDue.take(), media.remoteStreams != nil {
+            media.checkRemoteStreams()
+        }
+    }
+
     /// True when the engine knew the codecs and they went to the member.
     private func publishCodecs(of stream: String) -> Bool {
         guard let codecs = media.codecs(of: stream) else { return false }
@@ -72,9 +85,14 @@ final class ClusterStreamNames: StreamNameRegistry {
         timer.setEventHandler { [weak signaling] in signaling?.wake() }
         timer.resume()
         ticker = timer
+        member.onSnapshot { [checkDue, weak signaling] in
+            checkDue.set()
+            signaling?.wake()
+        }
     }
 
     func stop() {
+        member.onSnapshot(nil)
         ticker?.cancel()
         ticker = nil
     }

@@ -72,6 +72,41 @@ final class ClusterMemberTests: XCTestCase {
         XCTAssertEqual(keys(redis), [])
     }
 
+    /// The defaults tell a dead node within 3 s (issue 9): a 500 ms heartbeat and a 2 s node
+    /// record, while claims live longer (a stalled heartbeat keeps its names). Each heartbeat
+    /// tells the snapshot's listener, so the edge checks its relayed streams at once.
+    func testTheNodeRecordAndClaimsHaveTheirOwnTTLsAndEachHeartbeatTellsTheListener() throws {
+        let defaults = ClusterMember.Settings(url: RedisURL(host: "127.0.0.1", port: 1))
+        XCTAssertEqual([defaults.heartbeatMs, defaults.ttlMs, defaults.claimTtlMs], [500, 2000, 5000])
+        XCTAssertLessThanOrEqual(defaults.ttlMs + defaults.heartbeatMs, 2500, "a dead node drops from the lists within 2.5 s")
+        XCTAssertGreaterThan(defaults.claimTtlMs, defaults.ttlMs + defaults.heartbeatMs,
+                             "other nodes see the node gone before its names are free")
+
+        let redis = try RedisServerFixture.start()
+        var settings = ClusterMember.Settings(url: redis.url)
+        settings.heartbeatMs = 100
+        settings.ttlMs = 600
+        settings.claimTtlMs = 4000
+        let member = ClusterMember(settings: settings, nodeId: "edge-1", relayAddress: "127.0.0.1:7001",
+                                   signalingURL: "ws://127.0.0.1:8081/ws", log: Lines().log)
+        let heartbeats = Mutex(0)
+        member.onSnapshot { heartbeats.withLock { $0 += 1 } }
+        member.start()
+        defer { member.stop() }
+        XCTAssertEqual(try member.claim(stream: "cam", app: "x"), .claimed)
+        XCTAssertTrue(waitUntil(5) { heartbeats.withLock { $0 } >= 3 }, "the listener hears each heartbeat")
+        let connection = redis.connection()
+        let nodeTTL = try connection.command(["PTTL", ClusterKeys.node("edge-1")]).integer ?? -1
+        let claimTTL = try connection.command(["PTTL", ClusterKeys.stream("cam")]).integer ?? -1
+        XCTAssertTrue((1...600).contains(nodeTTL), "node PTTL \(nodeTTL)")
+        XCTAssertTrue((1000...4000).contains(claimTTL), "claim PTTL \(claimTTL)")
+        // Control: without the listener, the count stays.
+        member.onSnapshot(nil)
+        let count = heartbeats.withLock { $0 }
+        usleep(400_000)
+        XCTAssertEqual(heartbeats.withLock { $0 }, count)
+    }
+
     func testReleaseStopsTheRefreshAndAnotherNodeMayClaim() throws {
         let redis = try RedisServerFixture.start()
         let member = member(redis, lines: Lines())

@@ -15,8 +15,29 @@ struct OutgoingTrack {
     var frames = FrameRateMeter()
     /// The last packet sent ended a frame: a safe point to insert padding.
     var atFrameBoundary = false
+    /// Packets sent with the current RTP timestamp: the frame's own, then padding after it.
+    var packetsAtTimestamp = 0
+    /// Receivers reassemble frames by timestamp in a bounded buffer (aiortc's holds 128
+    /// packets; a longer run of one timestamp leaves it a "frame" of padding alone, whose
+    /// empty data ends its decoder for good). So padding stops here until the next frame:
+    /// a source that stalls (its publisher or origin died) gets a few dozen padding packets,
+    /// not a probe's seconds of them.
+    static let maxPacketsPerTimestamp = 96
     /// Video whose player negotiated RTX: NACKs are answered on this stream.
     var rtx: RTXStream?
+
+    /// A forwarded packet with `timestamp` is sent (before `lastRTPTimestamp` takes it).
+    @inline(__always)
+    mutating func countSent(timestamp: UInt32) {
+        packetsAtTimestamp = packets == 0 || timestamp != lastRTPTimestamp ? 1 : packetsAtTimestamp + 1
+    }
+
+    /// Takes room for one padding packet after the current frame; false when it has none.
+    mutating func takePaddingSlot() -> Bool {
+        guard packets > 0, packetsAtTimestamp < Self.maxPacketsPerTimestamp else { return false }
+        packetsAtTimestamp += 1
+        return true
+    }
 
     init(parameters: TrackParameters) {
         self.parameters = parameters

@@ -108,6 +108,7 @@ final class RTPSender {
                               sourceSequence: packet.sequenceNumber, outTimestamp: rewrite.timestamp,
                               pictureID: descriptor.pictureID, tl0PicIdx: descriptor.tl0PicIdx, valid: true))
         }
+        track.countSent(timestamp: rewrite.timestamp)
         track.packets += 1
         track.bytes += UInt64(writer.offset)
         track.lastRTPTimestamp = rewrite.timestamp
@@ -163,12 +164,13 @@ final class RTPSender {
 
     /// Padding-only RTP packets on the video stream (RFC 3550 P bit), up to `budget` bytes,
     /// with the extensions the player's estimator reads. Each takes the sequence number
-    /// `nextSequence` gives (the forwarder's, so the stream stays unbroken).
+    /// `nextSequence` gives (the forwarder's, so the stream stays unbroken). At most
+    /// `OutgoingTrack.maxPacketsPerTimestamp` packets share the last frame's timestamp.
     func sendPadding(budget: Int, now: UInt64, nextSequence: () -> (sequenceNumber: UInt16, timestamp: UInt32)?) {
         guard let video, transport.isConnected else { return }
         let pool = transport.worker.pool
         var remaining = budget
-        while remaining > 0 {
+        while remaining > 0, self.video!.takePaddingSlot() {
             guard let buffer = pool.take() else { return }
             guard let (sequence, timestamp) = nextSequence() else {
                 pool.give(buffer)

@@ -37,6 +37,10 @@ final class ClusterRemoteStreams: RemoteStreams, @unchecked Sendable {
         return origin.record.codecs.flatMap(Self.streamCodecs)
     }
 
+    func originNode(of stream: String) -> String? { origin(of: stream)?.node.nodeId }
+
+    func isNodeAlive(_ node: String) -> Bool { member.snapshot.nodes.contains { $0.nodeId == node } }
+
     /// The stream's record and its origin's node record, when another node that is alive in the
     /// cached node list publishes it. While Redis is away the cache is stale: nothing.
     private func origin(of stream: String) -> (record: StreamRecord, node: NodeRecord)? {

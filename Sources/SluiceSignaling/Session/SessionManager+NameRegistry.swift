@@ -38,10 +38,12 @@ extension SessionManager {
         releaseName(stream)
     }
 
-    /// Hands the load figures to the registry, at most once a second (the heartbeat's period):
-    /// connected sessions, publish handles, play handles.
+    /// Each wake of the signaling thread: lets the registry do what it was woken for, then
+    /// hands it the load figures, at most once a second: connected sessions, publish handles,
+    /// play handles.
     public func reportFigures() {
         guard let nameRegistry else { return }
+        nameRegistry.serviceWoke()
         let now = clock()
         guard figuresReportedAt == 0 || now &- figuresReportedAt >= 1_000_000 else { return }
         figuresReportedAt = now

@@ -14,10 +14,14 @@ public protocol StreamNameRegistry: AnyObject {
     func report(sessions: Int, streams: Int, players: Int)
     /// The publish that claimed `stream` was answered (its codecs are negotiated now).
     func published(stream: String)
+    /// The signaling thread woke (each time, before the figures): for work another thread
+    /// asked for with `SignalingServer.wake()`. Must be quick when there is nothing to do.
+    func serviceWoke()
 }
 
 extension StreamNameRegistry {
     public func published(stream: String) {}
+    public func serviceWoke() {}
 }
 
 /// The answer to a claim.
