@@ -42,6 +42,8 @@ async def _media_stops(server):
             await player.peer.wait_frames(5, 10)
 
         # The media stops; the connection does not.
+        states = []
+        stalled.peer.pc.on("connectionstatechange", lambda: states.append(stalled.peer.pc.connectionState))
         for sender in stalled.peer.pc.getSenders():
             sender.replaceTrack(None)
         stopped_at = time.monotonic()
@@ -50,8 +52,11 @@ async def _media_stops(server):
         failed = await stalled.client.wait_status(stalled.handle, "FAILED", RTP_TIMEOUT_SECONDS + 8)
         assert failed.params.get("info") == "Failed by RTP activity", failed.params
         waited = time.monotonic() - stopped_at
-        # ICE and DTLS were up all along: the publisher's side never saw its connection fail.
-        assert stalled.peer.pc.connectionState == "connected", stalled.peer.pc.connectionState
+        # ICE and DTLS were up all along: the publisher's side never saw its connection fail
+        # (the server's DTLS close_notify after the FAILED may close it, which races the
+        # status: "closed" is that, "failed" would be a transport that went down).
+        assert "failed" not in states and stalled.peer.pc.connectionState in ("connected", "closed"), \
+            (states, stalled.peer.pc.connectionState)
 
         # The waiting player is told, and keeps its handle (protocol.md: as for any publisher end).
         gone = await waiting.client.wait_status(waiting.handle, "UNPUBLISHED", 5)
