@@ -37,6 +37,9 @@ package final class WorkerStreams {
         relay.keyFramesRequested = { [unowned self] stream, requests in
             routers[stream]?.requestKeyFrames(requests)
         }
+        relay.wantedLayersArrived = { [unowned self] stream, worker, mask in
+            routers[stream]?.setRemoteWanted(mask, worker: worker)
+        }
         relay.snapshotArrived = { [unowned self] ingress, snapshot, measured in
             guard let router = routers[ingress.stream] else { return }
             let requests = router.apply(snapshot, from: ingress, measured: measured, now: MonotonicClock.nowMicros())
@@ -127,7 +130,8 @@ package final class WorkerStreams {
     /// Edge: the stream's source is a link from its origin node: a producer over a client
     /// transport, on a socket of its own (bound to `bindAddress`, any port), so links to one
     /// origin port never share a tuple.
-    package func addLinkSource(_ parameters: EndpointParameters, bindAddress: SocketAddress) {
+    package func addLinkSource(_ parameters: EndpointParameters, bindAddress: SocketAddress,
+                               counters: LinkLayerCounters? = nil) {
         guard let socket = try? worker.openSocket(bindAddress: bindAddress) else {
             report(.failed(parameters.handle, .dtlsError))
             return
@@ -142,6 +146,7 @@ package final class WorkerStreams {
         let producer = Producer(parameters: parameters, transport: transport, statsBoard: nil)
         producer.rtpActivity = RTPActivityWatch(timeoutMicros: rtpTimeoutMicros)
         producer.linkWatch = LinkSourceWatch(now: MonotonicClock.nowMicros())
+        producer.linkCounters = counters
         producer.report = report
         transport.delegate = producer
         worker.addTickable(producer)

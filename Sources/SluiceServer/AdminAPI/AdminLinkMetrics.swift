@@ -8,6 +8,8 @@ enum AdminLinkMetrics {
         var origin: [LinkView] = []
         /// Links this node holds as an edge (one per relayed stream).
         var edge = 0
+        /// Packets per layer of the links this node holds (docs/cluster.md, "Layers on a link").
+        var layerPackets: [LinkLayerPackets] = []
     }
 
     static func families(_ input: Input) -> [PrometheusMetricFamily] {
@@ -22,6 +24,13 @@ enum AdminLinkMetrics {
         var counts: [String: Int] = [:]
         for view in input.origin { counts[view.edgeNode, default: 0] += 1 }
         for (edge, count) in counts.sorted(by: { $0.key < $1.key }) { byEdge.add(count, labels: [("edge", edge)]) }
-        return [links, byEdge]
+        var layers = PrometheusMetricFamily(
+            name: "sluice_cluster_link_layer_packets_total",
+            help: "Video packets received per layer on the relay links this node holds as an edge (since each link opened).",
+            kind: .counter)
+        for entry in input.layerPackets {
+            layers.add(entry.packets, labels: [("stream", entry.stream), ("layer", String(entry.layer))])
+        }
+        return [links, byEdge, layers]
     }
 }
