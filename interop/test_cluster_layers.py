@@ -8,6 +8,9 @@ real Redis; Chromium publishes three layers (320/640/1280) on node 1.
   link while the origin receives all three.
 - `update` to `quality: high`: the player decodes 1280-wide frames; now layer 2 flows over the
   link, and layer 0 stops (no player needs it).
+- A second player with `quality: medium` joins on the edge's other worker (so one of the two is
+  fed across workers, and its need reaches the link's worker): layers 1 and 2 flow; when it
+  stops, layer 1 stops.
 
 The control: with the origin forwarding every layer (the link before "Layers on a link"), the
 counters of layers 1 and 2 grow while the player is on layer 0, and the first assertion fails.
@@ -82,6 +85,28 @@ async def _layers(cluster, figures):
         high = await flow(node2, stream)
         assert high[2] > 15, f"the high layer flows over the link after the switch: {high}"
         assert high[0] == 0 and high[1] == 0, f"no other layer may flow once no player needs it: {high}"
+
+        # A second player, `quality: medium`, on the edge's other worker: the link carries the
+        # union of both players' layers, whichever of them sits off the link's worker.
+        await page.evaluate("([url, stream, name, c]) => window.sim.play(url, stream, name, c)",
+                            [node2.ws_url, stream, "mid", {"video": {"quality": "medium"}}])
+        await poll(page, "window.sim.inbound('mid')", lambda s: s["frameWidth"] == 640 and s["framesDecoded"] >= 30,
+                   30, "node-2 player `mid` decoding 640-wide frames")
+        status, view = node2.get(f"/api/v1/streams/{stream}")
+        assert status == 200, (status, view)
+        placed = sorted(p.get("worker") for p in view["players"])
+        assert placed == [0, 1], f"node 2's players on both workers: {placed}"
+        both = await flow(node2, stream)
+        assert both[1] > 15 and both[2] > 15, f"the link carries both players' layers: {both}"
+        assert both[0] == 0, f"no player needs layer 0: {both}"
+
+        # `mid` leaves: its layer stops.
+        await page.evaluate("window.sim.players['mid'].client.call('stop', {handle: window.sim.players['mid'].handle})")
+        await asyncio.sleep(1.5)
+        alone = await flow(node2, stream)
+        assert alone[2] > 15 and alone[1] == 0 and alone[0] == 0, f"only the high layer once `mid` left: {alone}"
         figures({"lowPlayer": {"linkPacketsPerLayer": low, "windowS": WINDOW_S},
                  "highPlayer": {"linkPacketsPerLayer": high, "windowS": WINDOW_S},
+                 "highAndMediumPlayers": {"linkPacketsPerLayer": both, "workers": placed, "windowS": WINDOW_S},
+                 "highAfterMediumLeft": {"linkPacketsPerLayer": alone, "windowS": WINDOW_S},
                  "switchToHighS": round(switch_s, 2)})
