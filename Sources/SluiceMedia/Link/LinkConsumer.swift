@@ -28,8 +28,9 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
         var ssrc: UInt32
         /// Link number minus source number; nil until the first packet after a (re)start.
         var offset: UInt16?
-        /// The link number `offset` took effect at: a NACK for an earlier one is of another run.
-        var runStart: UInt16 = 0
+        /// `packets` when `offset` took effect: a NACK for a number sent before then is of
+        /// another run (another offset), so it is not answered.
+        var runStart: UInt32 = 0
         var lastSequence: UInt16 = 0
         var lastTimestamp: UInt32 = 0
         var packets: UInt32 = 0
@@ -98,7 +99,7 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
         let source = item.packet.sequenceNumber
         if outgoing[i].offset == nil {
             outgoing[i].offset = outgoing[i].sent ? (outgoing[i].lastSequence &+ 1) &- source : 0
-            outgoing[i].runStart = source &+ outgoing[i].offset!
+            outgoing[i].runStart = outgoing[i].packets
         }
         let sequence = source &+ outgoing[i].offset!
         guard send(UnsafeRawBufferPointer(item.packet.buffer), ssrc: outgoing[i].ssrc, sequence: sequence) else { return }
@@ -187,7 +188,7 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
 
     private func retransmit(_ sequence: UInt16, stream i: Int) {
         guard i >= videoBase, let offset = outgoing[i].offset,
-              Int16(bitPattern: sequence &- outgoing[i].runStart) >= 0,
+              UInt32(outgoing[i].lastSequence &- sequence) < outgoing[i].packets &- outgoing[i].runStart,
               let stored = upstream?.storedPacket(layer: i - videoBase, sequence: sequence &- offset) else { return }
         _ = send(UnsafeRawBufferPointer(stored), ssrc: outgoing[i].ssrc, sequence: sequence)
     }
