@@ -1,5 +1,4 @@
 import SluiceMedia
-import SluiceRTP
 import SluiceVocabulary
 
 /// A relayed stream's state across nodes (docs/cluster.md, "Link messages"): the origin's
@@ -7,13 +6,9 @@ import SluiceVocabulary
 /// `videoUnmuted`, ... events (with the same `by`) as the origin's own players.
 extension MediaEngine {
     /// The stream's mute state as a link tells it.
-    static func linkMute(_ entry: StreamEntry) -> RTCPLinkState.Mute {
-        var mute: RTCPLinkState.Mute = []
-        if entry.audioMute.byPublisher { mute.insert(.audioByPublisher) }
-        if entry.audioMute.byServer { mute.insert(.audioByServer) }
-        if entry.videoMute.byPublisher { mute.insert(.videoByPublisher) }
-        if entry.videoMute.byServer { mute.insert(.videoByServer) }
-        return mute
+    static func linkMute(_ entry: StreamEntry) -> LinkMuteState {
+        LinkMuteState(audioByPublisher: entry.audioMute.byPublisher, audioByServer: entry.audioMute.byServer,
+                      videoByPublisher: entry.videoMute.byPublisher, videoByServer: entry.videoMute.byServer)
     }
 
     /// Origin: a mute of `name` changed; its links tell their edges.
@@ -29,10 +24,10 @@ extension MediaEngine {
     func linkMuted(_ handle: StreamHandle, flags: UInt8) {
         guard let name = linkHandles[handle], edgeLinkState[name]?.handle == handle,
               var entry = streams[name] else { return }
-        let mute = RTCPLinkState.Mute(rawValue: flags)
+        let mute = LinkMuteState(flags: flags)
         let states: [(MediaKind, MuteState)] = [
-            (.audio, MuteState(byPublisher: mute.contains(.audioByPublisher), byServer: mute.contains(.audioByServer))),
-            (.video, MuteState(byPublisher: mute.contains(.videoByPublisher), byServer: mute.contains(.videoByServer))),
+            (.audio, MuteState(byPublisher: mute.audioByPublisher, byServer: mute.audioByServer)),
+            (.video, MuteState(byPublisher: mute.videoByPublisher, byServer: mute.videoByServer)),
         ]
         for (kind, state) in states {
             let before = entry.mute(kind)

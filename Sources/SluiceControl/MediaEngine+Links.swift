@@ -17,6 +17,8 @@ struct EdgeLink {
     var password: String
     var link: String?
     var handle: StreamHandle?
+    /// The link's packets per layer, for /metrics (MediaEngine+LinkLayers.swift).
+    var counters: LinkLayerCounters?
 }
 
 /// An origin's answer to one of this edge's requests, as it comes back from the cluster.
@@ -167,6 +169,8 @@ extension MediaEngine {
             let handle = "link-" + opened.link
             link.link = opened.link
             link.handle = handle
+            let counters = LinkLayerCounters()
+            link.counters = counters
             edgeLinkState[answer.stream] = link
             linkHandles[handle] = answer.stream
             let parameters = EndpointParameters(
@@ -181,7 +185,7 @@ extension MediaEngine {
             let home = workerIndex(for: answer.stream)
             let media = workerStreams[home]
             let bind = SocketAddress(host: config.bindAddress.host, port: 0) ?? config.bindAddress
-            workers[home].execute { media.addLinkSource(parameters, bindAddress: bind) }
+            workers[home].execute { media.addLinkSource(parameters, bindAddress: bind, counters: counters) }
         }
     }
 

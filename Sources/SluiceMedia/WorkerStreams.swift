@@ -39,6 +39,9 @@ package final class WorkerStreams {
         relay.keyFramesRequested = { [unowned self] stream, requests in
             routers[stream]?.requestKeyFrames(requests)
         }
+        relay.wantedLayersArrived = { [unowned self] stream, worker, mask in
+            routers[stream]?.setRemoteWanted(mask, worker: worker)
+        }
         relay.snapshotArrived = { [unowned self] ingress, snapshot, measured in
             guard let router = routers[ingress.stream] else { return }
             let requests = router.apply(snapshot, from: ingress, measured: measured, now: MonotonicClock.nowMicros())
@@ -131,7 +134,8 @@ package final class WorkerStreams {
     /// Edge: the stream's source is a link from its origin node: a producer over a client
     /// transport, on a socket of its own (bound to `bindAddress`, any port), so links to one
     /// origin port never share a tuple.
-    package func addLinkSource(_ parameters: EndpointParameters, bindAddress: SocketAddress) {
+    package func addLinkSource(_ parameters: EndpointParameters, bindAddress: SocketAddress,
+                               counters: LinkLayerCounters? = nil) {
         guard let socket = try? worker.openSocket(bindAddress: bindAddress) else {
             report(.failed(parameters.handle, .dtlsError))
             return
@@ -148,6 +152,7 @@ package final class WorkerStreams {
         // and the origin watches its own publisher's media. The link's state (every 250 ms)
         // tells the edge whether the link is alive.
         producer.linkWatch = LinkSourceWatch(now: MonotonicClock.nowMicros())
+        producer.linkCounters = counters
         producer.report = report
         transport.delegate = producer
         worker.addTickable(producer)
@@ -228,8 +233,8 @@ package final class WorkerStreams {
     }
 
     /// Origin: the stream's mute state (and who muted), for its links to tell their edges.
-    package func setLinkMute(_ stream: String, _ mute: RTCPLinkState.Mute) {
-        for link in links.values where link.parameters.stream == stream { link.setMute(mute) }
+    package func setLinkMute(_ stream: String, _ mute: LinkMuteState) {
+        for link in links.values where link.parameters.stream == stream { link.setMute(mute.wire) }
     }
 
     package func requestKeyFrame(for handle: StreamHandle) {

@@ -4,7 +4,8 @@ import SluiceVocabulary
 import SluiceWire
 
 /// The origin's end of a relay link: a consumer of the stream that forwards every packet of
-/// every layer to one edge node, each layer on its own SSRC, untouched but for its SSRC and
+/// the layers its edge wants (audio always; every layer until the edge says: "Layers on a
+/// link") to one edge node, each layer on its own SSRC, untouched but for its SSRC and
 /// sequence number (docs/cluster.md, "Relay links"). The edge's producer treats the link as
 /// a simulcast publisher: it tells layers apart by SSRC, NACKs what is missing (answered here
 /// from the producer's one stored copy), and asks for key frames per layer (passed to the
@@ -29,6 +30,9 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
         var ssrc: UInt32
         /// Link number minus source number; nil until the first packet after a (re)start.
         var offset: UInt16?
+        /// `packets` when `offset` took effect: a NACK for a number sent before then is of
+        /// another run (another offset), so it is not answered.
+        var runStart: UInt32 = 0
         var lastSequence: UInt16 = 0
         var lastTimestamp: UInt32 = 0
         var packets: UInt32 = 0
@@ -36,6 +40,9 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
         var sent = false
     }
     private let outgoing: UnsafeMutablePointer<Outgoing>
+    /// The video layers the edge wants (docs/cluster.md, "Layers on a link"), in memory the
+    /// link owns like `outgoing`: read per packet.
+    private let filter: UnsafeMutablePointer<LinkLayerFilter>
     private let outgoingCount: Int
     private let videoBase: Int
     private var nextReport: UInt64 = 0
@@ -50,7 +57,7 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
     init(parameters: LinkParameters, transport: WebRTCTransport) {
         self.parameters = parameters
         self.transport = transport
-        mute = parameters.mute
+        mute = parameters.mute.wire
         var streams: [Outgoing] = []
         if let audio = parameters.audioSSRC { streams.append(Outgoing(ssrc: audio)) }
         videoBase = streams.count
@@ -58,12 +65,19 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
         outgoingCount = streams.count
         outgoing = .allocate(capacity: max(1, streams.count))
         outgoing.initialize(from: streams, count: streams.count)
+        filter = .allocate(capacity: 1)
+        filter.initialize(to: LinkLayerFilter())
     }
 
     deinit {
         outgoing.deinitialize(count: outgoingCount)
         outgoing.deallocate()
+        filter.deinitialize(count: 1)
+        filter.deallocate()
     }
+
+    /// The layers this link forwards now (bit i: video layer i).
+    var forwardedLayers: UInt32 { filter.pointee.mask }
 
     @inline(__always)
     private func index(kind: MediaKind, layer: Int) -> Int? {
@@ -82,10 +96,12 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
 
     @inline(__always)
     func forward(_ item: borrowing ForwardedPacket) {
-        guard transport.isConnected, let i = index(kind: item.kind, layer: item.layer) else { return }
+        guard transport.isConnected, filter.pointee.carries(kind: item.kind, layer: item.layer),
+              let i = index(kind: item.kind, layer: item.layer) else { return }
         let source = item.packet.sequenceNumber
         if outgoing[i].offset == nil {
             outgoing[i].offset = outgoing[i].sent ? (outgoing[i].lastSequence &+ 1) &- source : 0
+            outgoing[i].runStart = outgoing[i].packets
         }
         let sequence = source &+ outgoing[i].offset!
         guard send(UnsafeRawBufferPointer(item.packet.buffer), ssrc: outgoing[i].ssrc, sequence: sequence) else { return }
@@ -134,7 +150,7 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
     }
 
     /// The edge's NACKs, answered from the producer's stored copy under the link's numbers,
-    /// and its key-frame requests, per layer.
+    /// its key-frame requests, per layer, and the layers it wants.
     func transport(_ transport: WebRTCTransport, didReceiveRTCP bytes: UnsafeMutableRawBufferPointer, now: UInt64) {
         var iterator = RTCPCompoundIterator(UnsafeRawBufferPointer(bytes))
         while let (packet, _) = iterator.next() {
@@ -146,9 +162,26 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
                 guard let pli = RTCPPictureLossIndication(parsing: packet.bytes),
                       let i = stream(ssrc: pli.mediaSSRC), i >= videoBase else { continue }
                 upstream?.requestKeyFrame(layer: i - videoBase)
+            case RTCPPacketType.application:
+                guard let request = RTCPLinkLayers(parsing: packet.bytes) else { continue }
+                wantedLayers(request)
             default:
                 continue
             }
+        }
+    }
+
+    /// The edge's players need these layers now: the others stop here, and each layer that
+    /// starts continues the link's numbering (the edge sees no gap to NACK) and asks the
+    /// publisher for a key frame, which the edge's switching player waits for.
+    private func wantedLayers(_ request: RTCPLinkLayers) {
+        guard var added = filter.pointee.apply(serial: request.serial, mask: request.mask) else { return }
+        while added != 0 {
+            let layer = added.trailingZeroBitCount
+            added &= added - 1
+            guard videoBase + layer < outgoingCount else { continue }
+            outgoing[videoBase + layer].offset = nil
+            if transport.isConnected { upstream?.requestKeyFrame(layer: layer) }
         }
     }
 
@@ -158,6 +191,7 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
 
     private func retransmit(_ sequence: UInt16, stream i: Int) {
         guard i >= videoBase, let offset = outgoing[i].offset,
+              UInt32(outgoing[i].lastSequence &- sequence) < outgoing[i].packets &- outgoing[i].runStart,
               let stored = upstream?.storedPacket(layer: i - videoBase, sequence: sequence &- offset) else { return }
         _ = send(UnsafeRawBufferPointer(stored), ssrc: outgoing[i].ssrc, sequence: sequence)
     }

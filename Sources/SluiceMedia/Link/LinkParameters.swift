@@ -1,4 +1,3 @@
-import SluiceRTP
 import SluiceTransport
 import SluiceVocabulary
 
@@ -14,10 +13,10 @@ package struct LinkParameters: Sendable {
     /// One per simulcast layer, lowest first.
     package var videoSSRCs: [UInt32]
     /// The stream's mute state when the link opens; later changes come by `setMute`.
-    package var mute: RTCPLinkState.Mute
+    package var mute: LinkMuteState
 
     package init(handle: StreamHandle, stream: String, transport: TransportParameters, audioSSRC: UInt32?,
-                 videoSSRCs: [UInt32], mute: RTCPLinkState.Mute = []) {
+                 videoSSRCs: [UInt32], mute: LinkMuteState = LinkMuteState()) {
         self.mute = mute
         self.handle = handle
         self.stream = stream

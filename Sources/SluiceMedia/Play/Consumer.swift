@@ -56,6 +56,11 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
 
     var bandwidthKbps: Double? { feedback.bandwidthKbps }
     var currentLayer: Int? { forwarder.currentLayer }
+    /// The video layers this player needs now (`LinkLayerRequest.layers`).
+    var wantedVideoLayers: UInt32 {
+        LinkLayerRequest.layers(current: forwarder.currentLayer, target: forwarder.targetLayer,
+                                videoEnabled: forwarder.video?.enabled ?? false)
+    }
 
     init(parameters: EndpointParameters, constraints: StreamConstraints, transport: WebRTCTransport,
          statsBoard: StatsBoard?) {
@@ -84,6 +89,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         hasSource = present
         forwarder.sourceChanged()
         announcedPlaying = false
+        upstream?.wantedLayersChanged()
         if present {
             selectLayer(now: MonotonicClock.nowMicros())
             if transport.isConnected { upstream?.requestKeyFrame(layer: nil) }
@@ -115,6 +121,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
 
     private func layerSwitched(_ layerSwitch: LayerSwitch) {
         guard let upstream, upstream.isSimulcast else { return }
+        upstream.wantedLayersChanged()
         let size = upstream.layerSize(layerSwitch.to)
         let reason = layerSwitch.from == nil ? LayerSelector.Reason.constraints : targetReason
         report(.layerChanged(parameters.handle, layer: layerSwitch.to, width: size.width, height: size.height,
@@ -148,6 +155,8 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         if choice.layer != forwarder.targetLayer {
             forwarder.targetLayer = choice.layer
             targetReason = choice.reason
+            // Before the key-frame request: an edge asks its origin for the layer first.
+            upstream.wantedLayersChanged()
             if forwarder.currentLayer != nil { upstream.requestKeyFrame(layer: choice.layer) }
         }
         if choice.notEnoughBandwidth != notEnoughBandwidthReported {
@@ -179,6 +188,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         forwarder.audio?.enabled = constraints.audio && !audioMutedByPlayer
         let videoEnabled = constraints.video != nil && !videoMutedByPlayer
         if forwarder.video?.enabled == false && videoEnabled { forwarder.restart(.video) }
+        if forwarder.video != nil && forwarder.video!.enabled != videoEnabled { upstream?.wantedLayersChanged() }
         forwarder.video?.enabled = videoEnabled
     }
 

@@ -5,9 +5,16 @@ import SluiceWire
 
 /// A producer's simulcast layers as the router's players and the layer selector see them.
 extension Producer {
+    /// A relay link's producer takes the origin's figures for the layers it does not carry
+    /// now (`originLayer`).
     func selectorLayers(now: UInt64) -> [LayerSelector.Layer] {
         layers.indices.map { i in
-            LayerSelector.Layer(index: i, width: layers[i].width, height: layers[i].height, fps: layers[i].frames.fps,
+            if let origin = originLayer(i, now: now) {
+                return LayerSelector.Layer(index: i, width: Int(origin.width), height: Int(origin.height),
+                                           fps: Double(origin.fpsCenti) / 100, bitrateKbps: Double(origin.bitrateKbps),
+                                           active: origin.active)
+            }
+            return LayerSelector.Layer(index: i, width: layers[i].width, height: layers[i].height, fps: layers[i].frames.fps,
                                 bitrateKbps: layers[i].bitrate.kbps, active: layers[i].isActive(now: now))
         }
     }
@@ -24,11 +31,19 @@ extension Producer {
 
     /// Frame rate and temporal layer count of a layer (1 when it has no temporal layers).
     func layerTiming(_ layer: Int) -> (fps: Double, temporalLayers: Int) {
-        layers.indices.contains(layer) ? (layers[layer].frames.fps, layers[layer].temporalLayers) : (0, 1)
+        guard layers.indices.contains(layer) else { return (0, 1) }
+        if layers[layer].frames.fps == 0, let origin = originLayer(layer, now: MonotonicClock.nowMicros()) {
+            return (Double(origin.fpsCenti) / 100, layers[layer].temporalLayers)
+        }
+        return (layers[layer].frames.fps, layers[layer].temporalLayers)
     }
 
     func layerSize(_ layer: Int) -> (width: Int, height: Int) {
-        layers.indices.contains(layer) ? (layers[layer].width, layers[layer].height) : (0, 0)
+        guard layers.indices.contains(layer) else { return (0, 0) }
+        if layers[layer].width == 0, let origin = originLayer(layer, now: MonotonicClock.nowMicros()) {
+            return (Int(origin.width), Int(origin.height))
+        }
+        return (layers[layer].width, layers[layer].height)
     }
 }
 

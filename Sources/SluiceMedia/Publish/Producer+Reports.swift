@@ -8,6 +8,9 @@ import SluiceWire
 extension Producer {
     /// What players asked for, through the router.
     func requestKeyFrames(_ requests: KeyFrameRequests) {
+        // A link's origin must forward a layer before its key frame is of use: the new
+        // request goes out before the PLI (docs/cluster.md, "Layers on a link").
+        if linkWatch != nil { sendWantedLayers(now: MonotonicClock.nowMicros()) }
         for i in layers.indices where requests.contains(layer: i) { requestKeyFrame(layer: i) }
     }
 
@@ -25,7 +28,10 @@ extension Producer {
     }
 
     func tick(now: UInt64) {
-        if linkWatch != nil { checkLink(now: now) }
+        if linkWatch != nil {
+            checkLink(now: now)
+            sendWantedLayers(now: now)
+        }
         if transport.isConnected, videoParameters?.feedback.nack == true { sendNacks(now: now) }
         if transport.isConnected, let mediaSSRC = layers.first?.ssrc ?? audio?.ssrc,
            let twcc = feedback.feedback(now: now, senderSSRC: reporterSSRC, mediaSSRC: mediaSSRC) {
@@ -45,6 +51,7 @@ extension Producer {
         if let requests = router?.layersMeasured(selectorLayers(now: now), now: now), !requests.isEmpty {
             requestKeyFrames(requests)
         }
+        linkCounters?.publish(layers.map(\.stats.packets))
         checkCaps(now: now)
         checkRTPActivity(now: now)
         updateQuality()
@@ -120,6 +127,12 @@ extension Producer {
         layers.enumerated().map { i, layer in
             var entry = LayerStats(index: i, rid: layer.rid?.description, width: layer.width, height: layer.height,
                                    fps: layer.frames.fps, bitrateKbps: layer.bitrate.kbps, active: layer.isActive(now: now))
+            // A relay link's layer it does not carry now: as the origin measures it.
+            if let origin = originLayer(i, now: now) {
+                entry = LayerStats(index: i, rid: layer.rid?.description, width: Int(origin.width), height: Int(origin.height),
+                                   fps: Double(origin.fpsCenti) / 100, bitrateKbps: Double(origin.bitrateKbps),
+                                   active: origin.active)
+            }
             entry.temporalLayers = layer.temporalLayers
             return entry
         }

@@ -71,6 +71,10 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     var rtpActivity = RTPActivityWatch(timeoutMicros: 0)
     /// Edge: set when this producer's publisher is a relay link from the stream's origin.
     var linkWatch: LinkSourceWatch?
+    /// Edge: the layers this link's players need, as told to the origin.
+    var linkRequest = LinkLayerRequest()
+    /// Edge: the link's packets per layer, for /metrics (set with `linkWatch`).
+    var linkCounters: LinkLayerCounters?
 
     struct AudioTrack {
         let parameters: TrackParameters
@@ -111,6 +115,8 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     // MARK: Transport delegate
 
     func transportDidConnect(_ transport: WebRTCTransport) {
+        // A link's origin first hears which layers to forward, then the key-frame requests.
+        if linkWatch != nil { sendWantedLayers(now: MonotonicClock.nowMicros()) }
         for i in layers.indices { requestKeyFrame(layer: i) }
     }
 

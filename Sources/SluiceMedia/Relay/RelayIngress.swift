@@ -21,6 +21,10 @@ final class RelayIngress: StreamSource, WorkerTickable {
     /// The home worker's buffers, which the packets live in.
     let homePackets: SharedPackets
     private let sendHome: (KeyFrameRequests) -> Void
+    /// Tells the home the video layers this worker's players need (a relay link's edge asks
+    /// its origin for the union; docs/cluster.md, "Layers on a link").
+    var sendWanted: (UInt32) -> Void = { _ in }
+    private var sentWanted: UInt32?
     private(set) var snapshot = SourceSnapshot()
 
     /// Touched per packet, in memory the ingress owns (docs/design.md hot-path rule 8).
@@ -125,10 +129,22 @@ final class RelayIngress: StreamSource, WorkerTickable {
     }
 
     func tick(now: UInt64) {
+        reportWanted()
         if !state.pointee.pending.isEmpty { flushRequests(now: now) }
     }
 
+    /// The players' need of layers, home when it changed: before any key-frame request that
+    /// follows from it, through the same inbox, so the home asks for the layer first.
+    private func reportWanted() {
+        guard let router, router.takeWantedLayersChanged() else { return }
+        let mask = router.wantedVideoLayers()
+        guard mask != sentWanted else { return }
+        sentWanted = mask
+        sendWanted(mask)
+    }
+
     private func flushRequests(now: UInt64) {
+        reportWanted()
         guard now &- state.pointee.lastRequestMicros >= Self.requestSpacingMicros else { return }
         state.pointee.lastRequestMicros = now
         let requests = state.pointee.pending

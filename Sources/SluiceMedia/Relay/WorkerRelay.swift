@@ -62,6 +62,9 @@ final class WorkerRelay: WorkerInlet {
 
     /// Called on the home worker with a relaying worker's key-frame requests for `stream`.
     var keyFramesRequested: (String, KeyFrameRequests) -> Void = { _, _ in }
+    /// Called on the home worker with the video layers a relaying worker's players of
+    /// `stream` need (stream, that worker's index, mask).
+    var wantedLayersArrived: (String, Int, UInt32) -> Void = { _, _, _ in }
     /// Called on a relaying worker with the home's news of a stream.
     var snapshotArrived: (RelayIngress, SourceSnapshot, Bool) -> Void = { _, _, _ in }
 
@@ -178,6 +181,11 @@ final class WorkerRelay: WorkerInlet {
             [weak homeRelay] requests in
             guard let homeRelay else { return }
             homeRelay.worker.execute { [weak homeRelay] in homeRelay?.keyFramesRequested(stream, requests) }
+        }
+        let from = index
+        ingress.sendWanted = { [weak homeRelay] mask in
+            guard let homeRelay else { return }
+            homeRelay.worker.execute { [weak homeRelay] in homeRelay?.wantedLayersArrived(stream, from, mask) }
         }
         s.ingresses[slot] = ingress
         state.pointee = s

@@ -23,6 +23,11 @@ final class Router {
         var consumers: [Consumer] = []
         var targets: [RelayTarget] = []
         var links: [LinkConsumer] = []
+        /// The video layers other workers' players need (home router; by worker index), as
+        /// their ingresses last said.
+        var remoteWanted: [Int: UInt32] = [:]
+        /// Set when a player's need of layers may have changed, taken by the source.
+        var wantedChanged = true
     }
     private let fanOut: UnsafeMutablePointer<FanOut>
     private(set) var consumers: [Consumer] {
@@ -88,13 +93,15 @@ final class Router {
         consumers.append(consumer)
         consumer.upstream = self
         consumer.sourceChanged(present: source != nil)
+        wantedLayersChanged()
     }
 
     func remove(_ consumer: Consumer) {
         consumers.removeAll { $0 === consumer }
+        wantedLayersChanged()
     }
 
-    /// A relay link to another node: every packet of every layer, from now on.
+    /// A relay link to another node: every packet of the layers its edge wants, from now on.
     func add(_ link: LinkConsumer) {
         links.append(link)
         link.upstream = self
@@ -114,6 +121,34 @@ final class Router {
 
     func removeTarget(_ target: RelayTarget) {
         targets.removeAll { $0 == target }
+        if fanOut.pointee.remoteWanted.removeValue(forKey: target.worker) != nil { wantedLayersChanged() }
+    }
+
+    // MARK: Layers the players need (docs/cluster.md, "Layers on a link")
+
+    /// The video layers this stream's players need now, bit i for layer i: on this worker,
+    /// each player's current and target layer; on the home, also what the other workers'
+    /// players need. An edge's link producer asks its origin for these; a relaying worker's
+    /// ingress tells its home. Off the packet path (a few times a second, or on a change).
+    func wantedVideoLayers() -> UInt32 {
+        var mask: UInt32 = 0
+        for consumer in consumers { mask |= consumer.wantedVideoLayers }
+        for remote in fanOut.pointee.remoteWanted.values { mask |= remote }
+        return mask
+    }
+
+    /// True once after a player's need may have changed (the source then recomputes).
+    func takeWantedLayersChanged() -> Bool {
+        guard fanOut.pointee.wantedChanged else { return false }
+        fanOut.pointee.wantedChanged = false
+        return true
+    }
+
+    /// Home router: what the players on `worker` need now.
+    func setRemoteWanted(_ mask: UInt32, worker: Int) {
+        guard fanOut.pointee.remoteWanted[worker] != mask else { return }
+        fanOut.pointee.remoteWanted[worker] = mask
+        wantedLayersChanged()
     }
 
     /// The fan-out: one packet from the source to every consumer, then once to every other
@@ -207,6 +242,11 @@ extension Router {
 
 extension Router: StreamUpstream {
     var isSimulcast: Bool { source?.isSimulcast ?? false }
+
+    @inline(__always)
+    func wantedLayersChanged() {
+        fanOut.pointee.wantedChanged = true
+    }
 
     func layerTiming(_ layer: Int) -> (fps: Double, temporalLayers: Int) {
         source?.layerTiming(layer) ?? (0, 1)

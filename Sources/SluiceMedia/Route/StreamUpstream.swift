@@ -20,4 +20,8 @@ protocol StreamUpstream: AnyObject {
     func storedPacket(layer: Int, sequence: UInt16) -> UnsafeMutableRawBufferPointer?
     /// A key frame of `layer`, or of every layer (nil).
     func requestKeyFrame(layer: Int?)
+    /// The player's current or target layer changed, or its video went on or off: a relay
+    /// link's edge asks its origin for the layers its players need (docs/cluster.md, "Layers
+    /// on a link"). Sets a flag; safe on the packet path.
+    func wantedLayersChanged()
 }

@@ -171,7 +171,8 @@ public final class AdminAPI {
             forwardDelays: AdminMetrics.forwardDelays(media.workers), tcp: AdminTCPMetrics.read(media.workers),
             relay: media.relayCounters,
             links: AdminLinkMetrics.Input(origin: media.linkViews, edge: media.edgeLinks.count,
-                                          packets: media.linkPackets))
+                                          packets: media.linkPackets,
+                                          layerPackets: media.edgeLinkLayerPackets))
         let text = PrometheusText.render(AdminMetrics.families(input))
         return HTTPResponse(status: 200, contentType: PrometheusText.contentType, body: Array(text.utf8))
     }

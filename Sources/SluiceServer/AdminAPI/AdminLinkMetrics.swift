@@ -11,6 +11,8 @@ enum AdminLinkMetrics {
         var edge = 0
         /// What the links this node serves sent (`MediaEngine.linkPackets`).
         var packets = LinkPacketFigures()
+        /// Packets per layer of the links this node holds (docs/cluster.md, "Layers on a link").
+        var layerPackets: [LinkLayerPackets] = []
     }
 
     static func families(_ input: Input) -> [PrometheusMetricFamily] {
@@ -37,6 +39,13 @@ enum AdminLinkMetrics {
         for link in input.packets.links {
             perLink.add(link.packets, labels: [("edge", link.edgeNode), ("stream", link.stream)])
         }
-        return [links, byEdge, packets, perLink]
+        var layers = PrometheusMetricFamily(
+            name: "sluice_cluster_link_layer_packets_total",
+            help: "Video packets received per layer on the relay links this node holds as an edge (since each link opened).",
+            kind: .counter)
+        for entry in input.layerPackets {
+            layers.add(entry.packets, labels: [("stream", entry.stream), ("layer", String(entry.layer))])
+        }
+        return [links, byEdge, packets, perLink, layers]
     }
 }
