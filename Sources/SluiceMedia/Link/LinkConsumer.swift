@@ -226,11 +226,16 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
     private func sendState() {
         let layers = (upstream?.measuredLayers ?? []).map { layer in
             RTCPLinkState.Layer(width: UInt16(clamping: layer.width), height: UInt16(clamping: layer.height),
-                                fpsCenti: UInt16(clamping: Int((layer.fps * 100).rounded())), active: layer.active,
-                                bitrateKbps: UInt32(clamping: Int(layer.bitrateKbps.rounded())))
+                                fpsCenti: UInt16(clamping: Self.whole(layer.fps * 100)), active: layer.active,
+                                bitrateKbps: UInt32(clamping: Self.whole(layer.bitrateKbps)))
         }
         let state = RTCPLinkState(senderSSRC: outgoingCount > 0 ? outgoing[0].ssrc : 0, serial: stateSerial, mute: mute, layers: layers)
         sendRTCP { state.write(into: &$0) }
+    }
+
+    /// A measured figure as a whole number; 0 when it is not finite (`Int(_:)` traps on those).
+    static func whole(_ value: Double) -> Int {
+        value.isFinite ? Int(max(0, min(value, 4_000_000_000)).rounded()) : 0
     }
 
     private func sendRTCP(_ write: (inout ByteWriter) -> Void) {
