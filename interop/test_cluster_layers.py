@@ -77,6 +77,11 @@ async def _layers(cluster, figures):
         await poll(page, "window.sim.inbound('edge')", lambda s: s["frameWidth"] == 1280, 20,
                    "node-2 player decoding 1280-wide frames after the update")
         switch_s = time.monotonic() - asked
+        # The edge's own layer choice is told as on one node: layerChanged, from node 2.
+        await poll(page, "window.sim.events('edge')",
+                   lambda es: any(e["params"].get("type") == "layerChanged"
+                                  and e["params"].get("data", {}).get("width") == 1280 for e in es), 10,
+                   "node-2 player's layerChanged to the 1280-wide layer")
         after = await poll(page, "window.sim.inbound('edge')", lambda s: s["framesDecoded"] >= frames + 60, 20,
                            "node-2 player decoding on")
         assert after["frameWidth"] == 1280, after
