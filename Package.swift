@@ -116,7 +116,8 @@ let package = Package(
                     swiftSettings: swift5),
         .testTarget(name: "SluiceLoadTestTests", dependencies: ["SluiceLoadTest", "SluiceTestMedia"],
                     path: "loadtest/Tests/SluiceLoadTestTests", swiftSettings: swift5),
-        .testTarget(name: "SluiceClientTests", dependencies: ["SluiceClient", "SluiceTestMedia", "SluiceServer", "CMallocCounter"],
+        .testTarget(name: "SluiceClientTests", dependencies: ["SluiceClient", "SluiceTestMedia", "SluiceServer", "SluiceCluster",
+                                                         "CMallocCounter"],
                     swiftSettings: swift5),
     ]
 )

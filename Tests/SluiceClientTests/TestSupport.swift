@@ -16,8 +16,9 @@ final class TestServer {
     static let secret = "the-client-tests-app-secret-32-bytes"
     let server: Server
 
-    /// `workers`: media workers (`rtc.workers`).
-    init(workers: Int = 1) throws {
+    /// `workers`: media workers (`rtc.workers`); `configure` sees the config once its ports
+    /// are chosen (a cluster node's `relayAddress` names its media port).
+    init(workers: Int = 1, configure: (inout ServerConfig) -> Void = { _ in }) throws {
         var lastError: Error?
         for _ in 0..<20 {
             var config = ServerConfig()
@@ -28,6 +29,7 @@ final class TestServer {
             var app = ServerConfig.App(key: Self.appKey, hooksURL: nil, hooksSecret: nil, hooksTimeoutMs: 5000)
             app.secrets = [Self.secret]
             config.apps = [app]
+            configure(&config)
             do {
                 let server = try Server(config: config)
                 do {
