@@ -72,6 +72,9 @@ public final class MediaEngine: @unchecked Sendable {
         var wait: Bool
         var worker: Int
         var announcedPublishing = false
+        /// A player's last status was PLAYING: a new source (a relay link made again, on an
+        /// edge) sends no second one; an UNPUBLISHED (a waiting player's) clears it.
+        var announcedPlaying = false
         /// A player's own mute of what it receives.
         var playerMuted: Set<MediaKind> = []
     }
@@ -353,8 +356,10 @@ public final class MediaEngine: @unchecked Sendable {
     /// and stay; the others end.
     func publisherGone(_ stream: inout StreamEntry, info: String) {
         for player in stream.players {
-            guard let playerEntry = handles[player] else { continue }
+            guard var playerEntry = handles[player] else { continue }
             if playerEntry.wait {
+                playerEntry.announcedPlaying = false
+                handles[player] = playerEntry
                 emitStatus(player, .unpublished, info: info, ends: false)
             } else {
                 handles[player] = nil
@@ -375,7 +380,9 @@ public final class MediaEngine: @unchecked Sendable {
             handles[handle] = entry
             emitStatus(handle, .publishing, info: nil, ends: false)
         case .playing(let handle):
-            guard let entry = handles[handle], entry.role == .play else { return }
+            guard var entry = handles[handle], entry.role == .play, !entry.announcedPlaying else { return }
+            entry.announcedPlaying = true
+            handles[handle] = entry
             emitStatus(handle, .playing, info: nil, ends: false)
         case .failed(let handle, let reason):
             guard handles[handle] != nil else {

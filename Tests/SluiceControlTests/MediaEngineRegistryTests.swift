@@ -217,6 +217,20 @@ import Testing
         #expect(view.videoMuted == MuteState(byPublisher: false, byServer: true))
     }
 
+    /// A waiting player's PLAYING comes again after its UNPUBLISHED, and only then.
+    @Test func aWaitingPlayerIsToldPlayingAgainAfterUnpublished() throws {
+        let first = try publish("cam")
+        let player = try play("cam", wait: true)
+        engine.post(.playing(player.handle))
+        _ = drain()
+        try engine.stop(handle: first.handle)
+        #expect(statuses(drain()).filter { $0.0 == player.handle }.map(\.1) == [.unpublished])
+        _ = try publish("cam", session: "s3")
+        engine.post(.playing(player.handle))
+        engine.post(.playing(player.handle))
+        #expect(statuses(drain()).filter { $0.0 == player.handle }.map(\.1) == [.playing])
+    }
+
     /// Typed worker events through the engine: to one handle, stream-wide, and a failure.
     @Test func workerEventsBecomeNotifications() throws {
         let publisher = try publish("cam")
@@ -225,6 +239,8 @@ import Testing
 
         engine.post(.publishing(publisher.handle))
         engine.post(.publishing(publisher.handle))  // announced once
+        engine.post(.playing(player.handle))
+        // A new source for the same player (a relay link made again on an edge): PLAYING once.
         engine.post(.playing(player.handle))
         var status = statuses(drain())
         #expect(status.map(\.0) == [publisher.handle, player.handle])
