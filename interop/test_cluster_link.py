@@ -188,7 +188,7 @@ def test_loss_on_the_link_is_repaired(make_cluster, figures):
 
 
 async def _link_loss(cluster, figures):
-    """5% of the UDP from node 1 to node 2 is dropped (an nftables rule that counts what it
+    """10% of the UDP from node 1 to node 2 is dropped (an nftables rule that counts what it
     drops). Node 2's link producer NACKs node 1, which answers from its one stored copy, and
     the repaired packets go on to node 2's Chromium player: it counts as lost only a small part
     of what the link lost. The control is the rule's own counter: loss was applied."""
@@ -206,7 +206,7 @@ async def _link_loss(cluster, figures):
         start = await page.evaluate("window.sim.inbound('edge')")
         nft("add table ip lossy", "add chain ip lossy input { type filter hook input priority 0 ; }",
             "add rule ip lossy input ip saddr 127.0.0.2 ip daddr 127.0.0.3 meta l4proto udp "
-            "numgen random mod 100 < 5 counter drop")
+            "numgen random mod 100 < 10 counter drop")
         try:
             await asyncio.sleep(8)
             listing = subprocess.run(["nft", "list", "table", "ip", "lossy"], check=True, capture_output=True,
