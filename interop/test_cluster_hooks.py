@@ -51,7 +51,7 @@ async def _hooks_across(cluster, receiver, figures):
         pub_client, pub_session = await hooked_session(node1.ws_url, "alice")
         pub = await publish(node1.ws_url, stream, client=pub_client)
         await pub.client.wait_status(pub.handle, "PUBLISHING", 15)
-        await poll_until(lambda: any(s["name"] == stream for s in node2.cluster_view()["streams"]),
+        await poll_until(lambda: any(s["name"] == stream and s.get("codecs") for s in node2.cluster_view()["streams"]),
                          "node 2 sees the stream")
         ply_client, ply_session = await hooked_session(node2.ws_url, "bob")
         ply = await play(node2.ws_url, stream, client=ply_client)

@@ -56,7 +56,7 @@ async def _layers(cluster, figures):
         await poll(page, "window.sim.outbound()",
                    lambda o: all(o.get(rid, {}).get("frameWidth") == w for rid, w in WIDTHS.items()),
                    30, "three encodings at 320/640/1280")
-        await poll_until(lambda: any(s["name"] == stream for s in node2.cluster_view()["streams"]), "node 2 sees the stream")
+        await poll_until(lambda: any(s["name"] == stream and s.get("codecs") for s in node2.cluster_view()["streams"]), "node 2 sees the stream")
 
         await page.evaluate("([url, stream, name, c]) => window.sim.play(url, stream, name, c)",
                             [node2.ws_url, stream, "edge", {"video": {"quality": "low"}}])

@@ -102,7 +102,7 @@ async def _link(cluster, figures):
         # estimate may still be climbing towards the others on a busy machine).
         await poll(page, "window.sim.outbound()", lambda o: o.get("q", {}).get("frameWidth") == 320,
                    30, "the 320-wide encoding")
-        await poll_until(lambda: any(s["name"] == stream for s in node2.cluster_view()["streams"]), "node 2 sees the stream")
+        await poll_until(lambda: any(s["name"] == stream and s.get("codecs") for s in node2.cluster_view()["streams"]), "node 2 sees the stream")
         await page.evaluate("([url, stream, name, c]) => window.sim.play(url, stream, name, c)",
                             [node2.ws_url, stream, "edge", {"video": {"quality": "low"}}])
         await poll(page, "window.sim.inbound('edge')", lambda s: s["framesDecoded"] >= 10, 30, "node-2 player decoding")
@@ -165,7 +165,7 @@ async def _resize(cluster):
         pub = await publish(node1.ws_url, stream)
         sessions.append(pub)
         await pub.client.wait_status(pub.handle, "PUBLISHING", 15)
-        await poll_until(lambda: any(s["name"] == stream for s in node2.cluster_view()["streams"]), "node 2 sees the stream")
+        await poll_until(lambda: any(s["name"] == stream and s.get("codecs") for s in node2.cluster_view()["streams"]), "node 2 sees the stream")
         near, far = await play(node1.ws_url, stream), await play(node2.ws_url, stream)
         sessions += [near, far]
         for player in (near, far):
@@ -199,7 +199,7 @@ async def _link_loss(cluster, figures):
         await page.evaluate("([url, stream]) => window.sim.publish(url, stream)", [node1.ws_url, stream])
         await poll(page, "window.sim.outbound()", lambda o: o.get("q", {}).get("frameWidth") == 320, 30,
                    "the 320-wide encoding")
-        await poll_until(lambda: any(s["name"] == stream for s in node2.cluster_view()["streams"]), "node 2 sees the stream")
+        await poll_until(lambda: any(s["name"] == stream and s.get("codecs") for s in node2.cluster_view()["streams"]), "node 2 sees the stream")
         await page.evaluate("([url, stream, name, c]) => window.sim.play(url, stream, name, c)",
                             [node2.ws_url, stream, "edge", {"video": {"quality": "high"}}])
         await poll(page, "window.sim.inbound('edge')", lambda s: s["framesDecoded"] >= 20, 30, "node-2 player decoding")

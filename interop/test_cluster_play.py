@@ -84,9 +84,9 @@ async def _play_across(cluster, figures):
                        lambda o: all(o.get(rid, {}).get("frameWidth") == w for rid, w in WIDTHS.items()),
                        30, "three encodings at 320/640/1280")
             # The claim (with the publisher's codecs) reaches the other nodes' cached view.
-            await poll_until(lambda: any(s["name"] == stream and s["node"] == "node1"
+            await poll_until(lambda: any(s["name"] == stream and s["node"] == "node1" and s.get("codecs")
                                          for s in node2.cluster_view()["streams"]), "node 2 sees the stream")
-            await poll_until(lambda: any(s["name"] == stream and s["node"] == "node1"
+            await poll_until(lambda: any(s["name"] == stream and s["node"] == "node1" and s.get("codecs")
                                          for s in node3.cluster_view()["streams"]), "node 3 sees the stream")
 
             # Chromium players at two widths, one on each edge; an aiortc player on each edge,

@@ -94,7 +94,7 @@ async def _media_stops_on_origin(cluster):
         for pub in (stalled, steady):
             await pub.client.wait_status(pub.handle, "PUBLISHING", 15)
         for name in ("edge-stall", "edge-steady"):
-            await poll_until(lambda n=name: any(s["name"] == n for s in node2.cluster_view()["streams"]),
+            await poll_until(lambda n=name: any(s["name"] == n and s.get("codecs") for s in node2.cluster_view()["streams"]),
                              f"node 2 sees {name}")
         waiting = await play(node2.ws_url, "edge-stall", wait=True)
         watcher = await play(node2.ws_url, "edge-steady")
