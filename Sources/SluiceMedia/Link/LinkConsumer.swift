@@ -76,9 +76,6 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
         filter.deallocate()
     }
 
-    /// The layers this link forwards now (bit i: video layer i).
-    var forwardedLayers: UInt32 { filter.pointee.mask }
-
     @inline(__always)
     private func index(kind: MediaKind, layer: Int) -> Int? {
         if kind == .audio { return parameters.audioSSRC == nil ? nil : 0 }
