@@ -3,7 +3,8 @@ when the cap is lifted (quality "auto").
 
 The player's Chromium runs in a network namespace of its own, joined to the test's namespace by
 a veth pair that carries only 127.0.0.x/32 addresses (IPv6 off), so every packet still goes to
-127.0.0.0/8. `tc` shapes the server's side of the pair: what the server sends to the player.
+127.0.0.0/8. `tc` shapes the server's side of the pair: what the server sends to the player
+over UDP (`_cap_media`).
 """
 
 import asyncio
@@ -17,6 +18,7 @@ from playwright.async_api import async_playwright
 from chromium import CHROMIUM, CHROMIUM_ARGS, PAGE_URL
 from polling import poll
 from simulcast_page import SIMULCAST_SCRIPT
+from test_admin_api import admin_token, http
 
 NETNS = "sluice-player"
 SERVER_ADDR = "127.0.0.2"
@@ -60,6 +62,26 @@ def server_config_overrides(player_namespace):
             "rtc": {"bindAddress": SERVER_ADDR, "announcedAddresses": [SERVER_ADDR]}}
 
 
+def _cap_media() -> None:
+    """Caps what the server sends the player over UDP (media, RTCP, STUN, DTLS) at `CAP`.
+
+    Signaling (TCP) goes around the cap. The cap is below even the lowest layer, so its queue
+    stays full; a TCP stream through it backs its retransmissions off for tens of seconds,
+    and the player's events arrive when the kernel next tries (seconds after the server's
+    switch locally, and a CI run saw none in 40 s). The estimate under test is the media's.
+    """
+    # htb only to sort UDP into a class of its own (both classes far above any rate here);
+    # the tbf under it is the cap. (sch_prio is not in every kernel these tests run on.)
+    _run("tc", "qdisc", "add", "dev", "sl-srv", "root", "handle", "1:", "htb", "default", "1")
+    for leaf in ("1:1", "1:2"):
+        _run("tc", "class", "add", "dev", "sl-srv", "parent", "1:", "classid", leaf, "htb", "rate", "1gbit",
+             "quantum", "1514")
+    _run("tc", "qdisc", "add", "dev", "sl-srv", "parent", "1:2", "handle", "20:", "tbf", "rate", CAP,
+         "burst", "20kb", "latency", "100ms")
+    _run("tc", "filter", "add", "dev", "sl-srv", "parent", "1:", "protocol", "ip", "u32",
+         "match", "ip", "protocol", "17", "0xff", "flowid", "1:2")
+
+
 def _chromium_in_namespace(tmp_path) -> str:
     wrapper = tmp_path / "chromium-in-netns"
     wrapper.write_text(f'#!/bin/sh\nexec ip netns exec {NETNS} "{CHROMIUM}" "$@"\n')
@@ -75,6 +97,21 @@ async def _page(p, executable):
     await page.goto(PAGE_URL)
     await page.evaluate(SIMULCAST_SCRIPT)
     return browser, page
+
+
+async def _server_view(server, stream: str, predicate, timeout: float, what: str) -> dict:
+    """The player's `video` figures from the admin API until `predicate` holds on them."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        status, _, body = await http(server, "GET", f"/api/v1/streams/{stream}", admin_token(server))
+        assert status == 200, f"GET stream answered {status} {body!r}"
+        players = body.get("players") or []
+        last = (players[0].get("video") or {}) if players else None
+        if last is not None and predicate(last):
+            return {k: last.get(k) for k in ("layer", "availableBandwidth", "bitrate")}
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"no {what} within {timeout} s; last: {last}")
 
 
 def test_capped_player_drops_and_climbs_back(server, figures, tmp_path):
@@ -96,11 +133,15 @@ async def _capped_player(server, figures, tmp_path):
             await poll(player, "window.sim.inbound('p')", lambda s: s["frameWidth"] == 1280, 30,
                         "the top layer before the cap")
 
-            _run("tc", "qdisc", "add", "dev", "sl-srv", "root", "tbf", "rate", CAP, "burst", "20kb", "latency", "100ms")
+            _cap_media()
             capped_at = time.monotonic()
+            # The server's own view first: it is read over loopback, off the capped path.
+            server_low = await _server_view(server, stream, lambda v: v.get("layer", 2) < 2, 40,
+                                            f"the server forwarding a lower layer under a {CAP} cap")
+            server_drop_s = round(time.monotonic() - capped_at, 1)
             changes = "window.sim.events('p').filter((e) => e.params.type === 'layerChanged').map((e) => e.params.data)"
             await poll(player, changes, lambda c: any(d["reason"] == "bandwidth" and d["width"] <= 640 for d in c),
-                       40, f"a layerChanged for bandwidth to a lower layer under a {CAP} cap")
+                       60, f"a layerChanged for bandwidth to a lower layer under a {CAP} cap")
             drop_s = round(time.monotonic() - capped_at, 1)
             low = await poll(player, "window.sim.inbound('p')", lambda s: 0 < s["frameWidth"] <= 640, 20,
                              "frames of the lower layer")
@@ -120,7 +161,8 @@ async def _capped_player(server, figures, tmp_path):
             later = await player.evaluate(changes)
             assert len(later) == settled, f"the layer flapped under steady conditions: {later[settled:]}"
             final = await player.evaluate("window.sim.inbound('p')")
-            figures({"cap": CAP, "capToLowerLayerS": drop_s, "liftToTopLayerS": climb_s,
+            figures({"cap": CAP, "capToServerSwitchS": server_drop_s, "serverWhileCapped": server_low,
+                     "capToLowerLayerS": drop_s, "liftToTopLayerS": climb_s,
                      "whileCapped": low, "final": final, "layerChangedReasons": reasons})
         finally:
             subprocess.run(["tc", "qdisc", "del", "dev", "sl-srv", "root"], stderr=subprocess.DEVNULL, check=False)
