@@ -13,6 +13,8 @@ let cLibraries: [Target] = [
     // a warning on every build (and which changes nothing on 64-bit); the header is under
     // /usr/include/hiredis and the modulemap links the library.
     .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
+    // The recorder's muxer (WebM and fragmented MP4 from encoded frames; nothing is transcoded).
+    .systemLibrary(name: "CAVFormat", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev"])]),
     // The media worker's system calls that Swift cannot make well: recvmmsg/sendmmsg, epoll, TCP.
     .target(name: "CShims"),
 ]
@@ -71,6 +73,11 @@ let package = Package(
                 dependencies: ["SluiceWire", "SluiceJSON", "SluiceJSONParser", "SluiceVocabulary", "SluiceMedia",
                                "SluiceControl", "SluiceTransport", "CWebsockets", "COpenSSL"],
                 swiftSettings: swift5),
+        // Recording (docs/recording.md): frames reassembled from a stream's RTP, off the packet
+        // path, written to WebM or MP4 by libavformat on the recorder thread.
+        .target(name: "SluiceRecord",
+                dependencies: ["SluiceWire", "SluiceRTP", "SluiceVocabulary", "SluiceMedia", "CAVFormat"],
+                swiftSettings: swift5),
         // The cluster's shared state in Redis (docs/cluster.md): node heartbeats, stream claims.
         // Knows no media, no signaling: the server hands it figures and asks it for claims.
         .target(name: "SluiceCluster", dependencies: ["CHiredis", "SluiceJSON", "SluiceJSONParser"],
@@ -104,6 +111,8 @@ let package = Package(
         .testTarget(name: "SluiceMediaTests", dependencies: ["SluiceMedia", "SluiceVocabulary"], swiftSettings: swift5),
         .testTarget(name: "SluiceControlTests",
                     dependencies: ["SluiceControl", "SluiceMedia", "SluiceTransport", "SluiceVocabulary"],
+                    swiftSettings: swift5),
+        .testTarget(name: "SluiceRecordTests", dependencies: ["SluiceRecord", "SluiceRTP", "SluiceVocabulary"],
                     swiftSettings: swift5),
         .testTarget(name: "SluiceJSONTests", dependencies: ["SluiceJSON", "SluiceJSONParser"], swiftSettings: swift5),
         .testTarget(name: "SluiceSignalingTests",

@@ -25,6 +25,9 @@ forbidden = {
     # The cluster registry knows Redis and JSON only: the server hands it figures and claims.
     "SluiceCluster": {"SluiceMedia", "SluiceControl", "SluiceSignaling", "SluiceServer", "SluiceTransport",
                       "SluiceSDP", "CWebsockets"},
+    # The recorder reassembles and writes frames; it knows no session, no protocol word, no socket.
+    "SluiceRecord": {"SluiceControl", "SluiceSignaling", "SluiceServer", "SluiceSDP", "SluiceJSON",
+                     "SluiceJSONParser", "SluiceCluster", "CWebsockets", "CJansson"},
     "SluiceVocabulary": set(targets),
     "SluiceWire": set(targets),
 }

@@ -21,11 +21,15 @@ done
 packages=(libssl-dev libsrtp2-dev libusrsctp-dev libjansson-dev libwebsockets-dev pkg-config)
 # hiredis: the cluster registry's Redis client (SluiceCluster links it, so the server does).
 packages+=(libhiredis-dev)
+# libavformat: the recorder's muxer (WebM, MP4); SluiceRecord links it, so the server does.
+packages+=(libavformat-dev)
 if [[ $with_test == 1 ]]; then
     # coturn: the TURN interop test starts its own turnserver on loopback.
     packages+=(chromium coturn iproute2 nftables valgrind util-linux curl)
     # redis-server: Tests/SluiceClusterTests start their own on 127.0.0.1 (a free port, no disk).
     packages+=(redis-server)
+    # ffmpeg/ffprobe and mkvtoolnix (mkvinfo) check every recording the tests make.
+    packages+=(ffmpeg mkvtoolnix)
     # Debian's python3 needs python3-venv for `python3 -m venv`; pyenv's Python has it built in.
     if ! command -v python3 >/dev/null; then
         packages+=(python3 python3-venv)
