@@ -27,6 +27,9 @@ public final class RecordingWriter {
     private let muxerOptions: [(String, String)]
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private var packet: UnsafeMutablePointer<AVPacket>?
+    /// The last video frame, held until the next gives its duration.
+    private var pendingVideo: UnsafeMutablePointer<AVPacket>?
+    private var lastVideoStep: Int64 = 0
     private var videoStream: UnsafeMutablePointer<AVStream>?
     private var audioStream: UnsafeMutablePointer<AVStream>?
     private var state = State.open
@@ -68,6 +71,7 @@ public final class RecordingWriter {
 
     deinit {
         if state == .open, let context {
+            if lastMillis[.video] != nil { try? sendPendingVideo(stepMillis: lastVideoStep) }
             _ = av_write_trailer(context)
         }
         release()
@@ -78,7 +82,7 @@ public final class RecordingWriter {
     /// that frame. Any libav failure (`diskFull`, `libav`) fails the writer.
     public func write(_ frame: UnsafeRawBufferPointer, track: RecordingTrack, ptsMillis: Int64,
                       isKeyFrame: Bool) throws {
-        guard state == .open, let context, let packet else { throw RecordingWriteError.failed }
+        guard state == .open, context != nil, let packet else { throw RecordingWriteError.failed }
         guard let stream = track == .video ? videoStream : audioStream else {
             throw RecordingWriteError.unknownTrack(track)
         }
@@ -95,22 +99,27 @@ public final class RecordingWriter {
         packet.pointee.stream_index = stream.pointee.index
         packet.pointee.pts = av_rescale_q(ptsMillis, Self.millis, timeBase)
         packet.pointee.dts = packet.pointee.pts
-        var frameEnd = ptsMillis
+        if isKeyFrame || track == .audio { packet.pointee.flags |= AV_PKT_FLAG_KEY }
         if track == .audio {
             let samples = OpusHead.packetSamples(frame)
             packet.pointee.duration = av_rescale_q(samples, AVRational(num: 1, den: Int32(RecordedAudioTrack.sampleRate)),
                                                    timeBase)
-            frameEnd += samples * 1000 / Int64(RecordedAudioTrack.sampleRate)
+            try send(packet)
+            endMillis = max(endMillis, ptsMillis + samples * 1000 / Int64(RecordedAudioTrack.sampleRate))
+            audioFrames += 1
+        } else {
+            // A video frame's duration is the time to the next one, so each is held until the
+            // next arrives (one frame, ~33 ms, of delay): MP4's samples and WebM's last block
+            // get their real durations instead of the muxer's guess at each fragment's end.
+            if let previous = lastMillis[.video] {
+                lastVideoStep = ptsMillis - previous
+                try sendPendingVideo(stepMillis: lastVideoStep)
+            }
+            av_packet_move_ref(pendingVideo, packet)
+            endMillis = max(endMillis, ptsMillis)
+            videoFrames += 1
         }
-        if isKeyFrame || track == .audio { packet.pointee.flags |= AV_PKT_FLAG_KEY }
-        // Takes the packet's reference and leaves `packet` blank for the next frame, on success
-        // and on failure.
-        let written = av_interleaved_write_frame(context, packet)
-        guard written >= 0 else { try fail(written, "av_interleaved_write_frame") }
-        if let pb = context.pointee.pb, pb.pointee.error < 0 { try fail(pb.pointee.error, "avio write") }
         lastMillis[track] = ptsMillis
-        endMillis = max(endMillis, frameEnd)
-        if track == .video { videoFrames += 1 } else { audioFrames += 1 }
     }
 
     public func write(_ frame: [UInt8], track: RecordingTrack, ptsMillis: Int64, isKeyFrame: Bool) throws {
@@ -122,6 +131,11 @@ public final class RecordingWriter {
     /// freed and the `.part` is left for what it holds.
     public func close() throws -> RecordingSummary {
         guard state == .open, let context else { throw RecordingWriteError.failed }
+        if lastMillis[.video] != nil {
+            // The last frame lasts as long as the one before it.
+            try sendPendingVideo(stepMillis: lastVideoStep)
+            endMillis = max(endMillis, lastMillis[.video]! + lastVideoStep)
+        }
         let trailer = av_write_trailer(context)
         guard trailer >= 0 else { try fail(trailer, "av_write_trailer") }
         if let pb = context.pointee.pb {
@@ -139,6 +153,22 @@ public final class RecordingWriter {
         let bytes: Int64 = stat(path, &info) == 0 ? Int64(info.st_size) : 0
         return RecordingSummary(path: path, durationMillis: endMillis, bytes: bytes, videoFrames: videoFrames,
                                 audioFrames: audioFrames)
+    }
+
+    /// Gives the held video frame its duration and writes it.
+    private func sendPendingVideo(stepMillis: Int64) throws {
+        guard let pendingVideo, let videoStream, pendingVideo.pointee.data != nil else { return }
+        pendingVideo.pointee.duration = av_rescale_q(stepMillis, Self.millis, videoStream.pointee.time_base)
+        try send(pendingVideo)
+    }
+
+    /// Hands a packet to the interleaver, which takes its reference and leaves it blank, on
+    /// success and on failure. An avio error (the disk) fails the writer as the call's would.
+    private func send(_ packet: UnsafeMutablePointer<AVPacket>) throws {
+        guard let context else { throw RecordingWriteError.failed }
+        let written = av_interleaved_write_frame(context, packet)
+        guard written >= 0 else { try fail(written, "av_interleaved_write_frame") }
+        if let pb = context.pointee.pb, pb.pointee.error < 0 { try fail(pb.pointee.error, "avio write") }
     }
 
     // MARK: - Opening
@@ -175,8 +205,9 @@ public final class RecordingWriter {
         context.pointee.max_interleave_delta = 1_000_000
         if let video { videoStream = try addVideoStream(video) }
         if let audio { audioStream = try addAudioStream(audio) }
-        guard let packet = av_packet_alloc() else { try fail(sluice_averror(ENOMEM), "av_packet_alloc") }
-        self.packet = packet
+        packet = av_packet_alloc()
+        pendingVideo = av_packet_alloc()
+        guard packet != nil, pendingVideo != nil else { try fail(sluice_averror(ENOMEM), "av_packet_alloc") }
         let opened = avio_open(&context.pointee.pb, partPath, AVIO_FLAG_WRITE)
         guard opened >= 0 else { try fail(opened, "avio_open") }
         var options: OpaquePointer?
@@ -232,6 +263,9 @@ public final class RecordingWriter {
         av_channel_layout_default(&parameters.pointee.ch_layout, Int32(audio.channels))
         // Matches OpusHead's pre-skip: the muxers write it as CodecDelay (WebM) or in dOps.
         parameters.pointee.initial_padding = Int32(OpusHead.preSkip)
+        // WebRTC's usual 20 ms; only a hint (the MP4 muxer warns without one): each packet's own
+        // duration comes from its TOC.
+        parameters.pointee.frame_size = 960
         try setExtradata(parameters, OpusHead.bytes(channels: audio.channels))
         return stream
     }
@@ -259,6 +293,7 @@ public final class RecordingWriter {
 
     private func release() {
         av_packet_free(&packet)
+        av_packet_free(&pendingVideo)
         if let context {
             if context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
             // Frees the streams with their codec parameters and extradata.
