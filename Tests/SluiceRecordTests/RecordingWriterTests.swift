@@ -49,6 +49,43 @@ struct RecordingWriterTests {
         }
     }
 
+    @Test func h264FromAnAVCCRecordGivesAnMP4ThatDecodes() throws {
+        let clip = try DemuxedClip(path: ReferenceClips.h264AVCC)
+        try #require(clip.videoCodec == "h264" && clip.videoExtradata.first == 1, "an avcC record")
+        let video = RecordedVideoTrack(codec: .h264, width: clip.width, height: clip.height,
+                                       extradata: clip.videoExtradata)
+        try roundTrip(clip, container: .mp4, video: video, audio: nil, expect: ("h264", nil))
+    }
+
+    /// A resize in WebM goes on in the same file: 320x240 VP8, then 640x360 from a key frame.
+    /// Every frame decodes, and the decoder sees the new size.
+    @Test func aVP8ResizeGoesOnInTheSameWebM() throws {
+        let small = try DemuxedClip(path: ReferenceClips.vp8Opus)
+        let large = try DemuxedClip(path: ReferenceClips.vp8Large)
+        try #require(large.width == 640 && large.frames.first?.isKeyFrame == true)
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let path = scratch.file("resize.webm")
+        #expect(RecordingContainer.webm.carriesResizeInPlace && !RecordingContainer.mp4.carriesResizeInPlace)
+        let writer = try RecordingWriter(path: path, container: .webm,
+                                         video: RecordedVideoTrack(codec: .vp8, width: small.width, height: small.height),
+                                         audio: nil)
+        let smallVideo = small.frames.filter { $0.track == .video }
+        // The large clip follows the small one on the same timeline, from 3 s.
+        let timeline = smallVideo.map { ($0, Int64(0)) } + large.frames.map { ($0, Int64(3000)) }
+        for (frame, offset) in timeline {
+            try writer.write(frame.bytes, track: .video, ptsMillis: offset + frame.ptsMillis, isKeyFrame: frame.isKeyFrame)
+        }
+        let summary = try writer.close()
+        #expect(summary.videoFrames == smallVideo.count + large.videoFrames)
+        let decode = try MediaTools.decodeErrors(path)
+        #expect(decode.status == 0 && decode.errors.isEmpty, "decode errors: \(decode.errors)")
+        #expect(try MediaTools.decodedVideoFrames(path) == summary.videoFrames)
+        let sizes = try MediaTools.run(MediaTools.ffprobe, ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                            "frame=width,height", "-of", "csv=p=0", path]).stdout
+        #expect(sizes.contains("320,240") && sizes.contains("640,360"), "decoded sizes: \(Set(sizes.split(separator: "\n")))")
+    }
+
     @Test func stereoOpusAloneGivesAnAudioOnlyWebM() throws {
         let clip = try DemuxedClip(path: ReferenceClips.opusStereo)
         try #require(clip.audioChannels == 2)

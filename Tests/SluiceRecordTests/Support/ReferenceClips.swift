@@ -23,6 +23,12 @@ enum ReferenceClips {
     /// B-frames, as WebRTC sends.
     static let h264Opus = make("h264-opus.ts", video + audio + ["-t", "3", "-c:v", "libx264", "-profile:v", "baseline",
                                                                  "-pix_fmt", "yuv420p", "-bf", "0", "-g", "30", "-c:a", "libopus"])
+    /// The same from MP4: an avcC record and 4-byte length-prefixed frames.
+    static let h264AVCC = make("h264-avcc.mp4", video + ["-t", "2", "-c:v", "libx264", "-profile:v", "baseline",
+                                                         "-pix_fmt", "yuv420p", "-bf", "0", "-g", "30"])
+    /// VP8 at a second size, for a resize in the middle of a recording.
+    static let vp8Large = make("vp8-large.webm", ["-f", "lavfi", "-i", "testsrc=size=640x360:rate=30", "-t", "1",
+                                                  "-c:v", "libvpx", "-b:v", "500k"])
     static let opusStereo = make("opus.webm", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
                                                "-t", "2", "-ac", "2", "-c:a", "libopus"])
 
