@@ -45,7 +45,7 @@ public final class RecordingWriter {
     /// container cannot carry or no track at all, `diskFull`, or `libav`; nothing is left open
     /// when it throws (an empty or partial `.part` may be left on disk).
     public convenience init(path: String, container: RecordingContainer, video: RecordedVideoTrack?,
-                audio: RecordedAudioTrack?) throws {
+                            audio: RecordedAudioTrack?) throws {
         try self.init(path: path, container: container, video: video, audio: audio,
                       muxerOptions: container.muxerOptions)
     }
@@ -128,9 +128,13 @@ public final class RecordingWriter {
 
     /// Writes the trailer (the duration and, in WebM, the cues; in MP4 the mfra index), closes
     /// the file and renames `.part` to `path`. On failure the writer is failed, everything is
-    /// freed and the `.part` is left for what it holds.
+    /// freed and the `.part` is left for what it holds. On a writer that already failed it
+    /// frees everything and throws `failed`.
     public func close() throws -> RecordingSummary {
-        guard state == .open, let context else { throw RecordingWriteError.failed }
+        guard state == .open, let context else {
+            release()
+            throw RecordingWriteError.failed
+        }
         if lastMillis[.video] != nil {
             // The last frame lasts as long as the one before it.
             try sendPendingVideo(stepMillis: lastVideoStep)
@@ -219,7 +223,8 @@ public final class RecordingWriter {
         // does not know would silently cost the crash safety, so it is an error.
         if av_dict_count(options) > 0, let left = av_dict_get(options, "", nil, AV_DICT_IGNORE_SUFFIX) {
             state = .failed
-            throw RecordingWriteError.unsupportedTrack("muxer option not taken: \(String(cString: left.pointee.key))")
+            throw RecordingWriteError.libav(call: "avformat_write_header", code: sluice_averror(EINVAL),
+                                            message: "muxer option not taken: \(String(cString: left.pointee.key))")
         }
         if let pb = context.pointee.pb {
             avio_flush(pb)
