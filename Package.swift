@@ -63,7 +63,8 @@ let package = Package(
                 swiftSettings: packetPath),
         // The control plane: stream registry, limits, negotiation, mute policy, the event words.
         .target(name: "SluiceControl",
-                dependencies: ["SluiceWire", "SluiceSDP", "SluiceTransport", "SluiceMedia", "SluiceVocabulary"],
+                dependencies: ["SluiceWire", "SluiceSDP", "SluiceTransport", "SluiceMedia", "SluiceVocabulary",
+                               "SluiceRecord"],
                 swiftSettings: swift5),
         // The JSON value (pure Swift, shared by the server and the client SDK) and, apart, the
         // server's strict parser over jansson, so the SDK does not link jansson.
@@ -84,7 +85,7 @@ let package = Package(
                 swiftSettings: swift5),
         .target(name: "SluiceServer",
                 dependencies: ["SluiceWire", "SluiceJSON", "SluiceJSONParser", "SluiceVocabulary", "SluiceMedia",
-                               "SluiceControl", "SluiceSignaling", "SluiceTransport", "SluiceCluster"],
+                               "SluiceControl", "SluiceSignaling", "SluiceTransport", "SluiceCluster", "SluiceRecord"],
                 swiftSettings: swift5),
         .target(name: "SluiceClient",
                 // The media part needs SluiceTransport (epoll, Linux); signaling builds everywhere.
@@ -126,7 +127,7 @@ let package = Package(
         .testTarget(name: "SluiceLoadTestTests", dependencies: ["SluiceLoadTest", "SluiceTestMedia"],
                     path: "loadtest/Tests/SluiceLoadTestTests", swiftSettings: swift5),
         .testTarget(name: "SluiceClientTests", dependencies: ["SluiceClient", "SluiceTestMedia", "SluiceServer", "SluiceCluster",
-                                                         "CMallocCounter"],
+                                                         "SluiceRecord", "CMallocCounter"],
                     swiftSettings: swift5),
     ]
 )

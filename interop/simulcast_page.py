@@ -28,7 +28,8 @@ window.sim = (() => {
     };
   });
 
-  api.publish = async (url, stream) => {
+  // extra: more publish params (record: true).
+  api.publish = async (url, stream, extra = {}) => {
     const client = await open(url);
     await client.call('connect', {appKey: 'defaultApp'});
     const media = await navigator.mediaDevices.getUserMedia(
@@ -47,7 +48,7 @@ window.sim = (() => {
       await transceiver.sender.setParameters(params);
     } catch (e) {}
     await pc.setLocalDescription(await pc.createOffer());
-    const result = await client.call('publish', {stream, sdp: pc.localDescription.sdp});
+    const result = await client.call('publish', {stream, sdp: pc.localDescription.sdp, ...extra});
     await pc.setRemoteDescription({type: 'answer', sdp: result.sdp});
     api.pub = {client, pc, handle: result.handle};
     return result.handle;

@@ -1,4 +1,5 @@
 import SluiceMedia
+import SluiceRecord
 import SluiceVocabulary
 
 /// The words of docs/protocol.md ("Events") for what the media side reports as typed values:
@@ -37,6 +38,21 @@ package enum EventWords {
                          data: ["limit": .string(word(limit)), "value": .int(value), "max": .int(max)])
         case .resize(_, let width, let height):
             return Words(type: "resize", by: "publisher", data: ["width": .int(width), "height": .int(height)])
+        }
+    }
+
+    /// A recording's event, for the publisher whose handle is the recording's id.
+    package static func words(_ event: RecordingEvent) -> (StreamHandle, Words) {
+        switch event {
+        case .started(let id, let path):
+            return (id, Words(type: "recordingStarted", by: nil, data: ["path": .string(path)]))
+        case .stopped(let id, let summary):
+            return (id, Words(type: "recordingStopped", by: nil, data: [
+                "path": .string(summary.path), "durationMs": .int(Int(summary.durationMillis)),
+                "bytes": .int(Int(summary.bytes)), "codec": .string(summary.codec), "damaged": .bool(summary.damaged)]))
+        case .failed(let id, let path, let reason, let message):
+            return (id, Words(type: "recordingFailed", by: nil, data: [
+                "path": .string(path), "reason": .string(reason.rawValue), "message": .string(message)]))
         }
     }
 

@@ -1,4 +1,5 @@
 import SluiceMedia
+import SluiceRecord
 import SluiceSDP
 import SluiceTransport
 import SluiceVocabulary
@@ -42,6 +43,13 @@ public final class MediaEngine: @unchecked Sendable {
     /// When `checkRemoteStreams` last found the registry unreachable.
     var registryLostMicros: UInt64?
 
+    /// The recorder thread (MediaEngine+Recording.swift); nil without `recording`.
+    let recorder: Recorder?
+    /// Recordings in progress, by their publisher's handle, to their path.
+    var recordings: [StreamHandle: String] = [:]
+    /// Filled by the recorder thread.
+    private let recorderEvents = Mutex<[RecordingEvent]>([])
+
     // Filled by workers from their threads.
     private let workerEvents = Mutex<[WorkerEvent]>([])
     let statsBoard = StatsBoard()
@@ -81,6 +89,8 @@ public final class MediaEngine: @unchecked Sendable {
 
     public init(config: MediaEngineConfig) throws {
         self.config = config
+        // First: a folder that cannot be written stops the start before any socket is bound.
+        recorder = try config.recording.map { try Recorder(settings: $0) }
         let security = try DTLSSecurity.make()
         negotiator = Negotiation(fingerprint: security.fingerprint)
         var workers: [MediaWorker] = []
@@ -103,7 +113,13 @@ public final class MediaEngine: @unchecked Sendable {
             media.statsBoard = statsBoard
             media.rtpTimeoutMicros = UInt64(max(0, config.rtpTimeoutSeconds)) * 1_000_000
         }
+        if let log = config.recorderLog { recorder?.log = log }
+        recorder?.events = { [weak self] event in
+            self?.recorderEvents.withLock { $0.append(event) }
+            self?.wakeup()
+        }
         for worker in workers { worker.start() }
+        recorder?.run()
     }
 
     /// The media port of each worker (after binding, so an ephemeral port is known).
@@ -129,6 +145,7 @@ public final class MediaEngine: @unchecked Sendable {
 
     public func publish(_ request: PublishRequest) throws(MediaError) -> MediaAnswer {
         if streams[request.stream]?.publisher != nil { throw .streamNameInUse }
+        try checkRecording(request)
         if streams[request.stream] == nil, streams.count >= config.maxStreams {
             throw .limitReached("Too many streams (limits.maxStreams is \(config.maxStreams))")
         }
@@ -149,6 +166,7 @@ public final class MediaEngine: @unchecked Sendable {
         let constraints = request.constraints
         let caps = request.caps
         workers[worker].execute { media.addPublisher(parameters, constraints: constraints, caps: caps) }
+        startRecording(handle, request: request, parameters: parameters, worker: worker)
         emitStatus(handle, .pending, info: nil, ends: false)
         return MediaAnswer(handle: handle, sdp: answer)
     }
@@ -306,6 +324,11 @@ public final class MediaEngine: @unchecked Sendable {
             queue.removeAll()
             return taken
         }) { linkAnswered(result) }
+        for event in recorderEvents.withLock({ queue -> [RecordingEvent] in
+            let taken = queue
+            queue.removeAll()
+            return taken
+        }) { recordingEvent(event) }
         let out = pending
         pending.removeAll()
         for event in out { body(event) }
@@ -318,6 +341,8 @@ public final class MediaEngine: @unchecked Sendable {
         // relaying worker telling the home it stopped relaying): drop what is left now that no
         // worker thread runs.
         for media in workerStreams { media.teardown() }
+        // After the workers: every ring is closed, so each file gets what was handed over.
+        recorder?.shutdown()
     }
 
     public var sessionCount: Int { Set(handles.values.map(\.session)).count }
@@ -404,7 +429,7 @@ public final class MediaEngine: @unchecked Sendable {
         }
     }
 
-    private func emitEvent(_ handle: StreamHandle, _ words: EventWords.Words) {
+    func emitEvent(_ handle: StreamHandle, _ words: EventWords.Words) {
         guard let entry = handles[handle] else { return }
         pending.append(.streamEvent(session: entry.session, handle: handle, stream: entry.stream,
                                     type: words.type, by: words.by, data: words.data))

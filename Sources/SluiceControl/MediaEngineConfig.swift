@@ -1,3 +1,4 @@
+import SluiceRecord
 import SluiceTransport
 import SluiceWire
 
@@ -19,6 +20,10 @@ public struct MediaEngineConfig: Sendable {
     public var rtpTimeoutSeconds = 10
     public var maxStreams: Int
     public var maxPlayersPerStream: Int
+    /// `recording`: nil, recording is off and `record: true` is refused.
+    public var recording: RecordingSettings?
+    /// Where the recorder writes its log lines (a file started, stopped or failed).
+    public var recorderLog: (@Sendable (String) -> Void)?
 
     public init(bindAddress: SocketAddress, basePort: UInt16, workers: Int, announcedAddresses: [String],
                 iceConsentTimeoutSeconds: Int = 10, maxStreams: Int = 1000, maxPlayersPerStream: Int = 500,

@@ -25,6 +25,8 @@ package final class WorkerStreams {
     /// Origin: relay links to other nodes. Edge: the sockets of links from origins.
     private var links: [StreamHandle: LinkConsumer] = [:]
     private var linkSockets: [StreamHandle: WorkerSocket] = [:]
+    /// Recordings, by their publisher's handle (on the stream's home).
+    private var taps: [StreamHandle: RecordingTap] = [:]
     /// What this worker's links sent, for /metrics on any thread.
     package let linkPackets = LinkPacketLedger()
     /// The streams this worker relays from their home, by name.
@@ -87,6 +89,7 @@ package final class WorkerStreams {
 
     package func remove(_ handle: StreamHandle) {
         if let producer = producers.removeValue(forKey: handle) {
+            stopRecording(handle)
             worker.removeTickable(producer)
             producer.transport.close()
             producer.releaseBuffers()
@@ -111,6 +114,31 @@ package final class WorkerStreams {
                 dropIfEmpty(router)
             }
         }
+    }
+
+    // MARK: Recording (docs/design.md, "Recording")
+
+    /// Records the stream of publisher `handle` into `ring` from now on (audio, and video of
+    /// `layer`, the top one when nil), until the publisher leaves or `stopRecording`.
+    package func startRecording(_ handle: StreamHandle, ring: RecordingRing, layer: Int? = nil) {
+        guard taps[handle] == nil, let router = producers[handle]?.router else {
+            ring.closed.store(true, ordering: .releasing)
+            return
+        }
+        let tap = RecordingTap(publisher: handle, ring: ring, layer: layer)
+        taps[handle] = tap
+        router.add(tap)
+        worker.addTickable(tap)
+    }
+
+    package func stopRecording(_ handle: StreamHandle) {
+        guard let tap = taps.removeValue(forKey: handle) else { return }
+        worker.removeTickable(tap)
+        if let router = tap.upstream {
+            router.remove(tap)
+            dropIfEmpty(router)
+        }
+        tap.close()
     }
 
     // MARK: Relay links between nodes
@@ -164,6 +192,8 @@ package final class WorkerStreams {
     package func teardown() {
         for producer in producers.values { producer.releaseBuffers() }
         for ingress in ingresses.values { ingress.releasePackets() }
+        for tap in taps.values { tap.close() }
+        taps.removeAll()
         producers.removeAll()
         consumers.removeAll()
         links.removeAll()

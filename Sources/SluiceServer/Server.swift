@@ -1,6 +1,7 @@
 import SluiceCluster
 import SluiceControl
 import SluiceMedia
+import SluiceRecord
 import SluiceSignaling
 import SluiceVocabulary
 import SluiceWire
@@ -32,7 +33,14 @@ public final class Server {
             tcpBasePort: config.tcpPortOrNil.map { UInt16($0) },
             workerLog: Server.workerLog(level: level))
         mediaConfig.rtpTimeoutSeconds = config.rtpTimeoutSeconds
-        media = try MediaEngine(config: mediaConfig)
+        mediaConfig.recording = config.recording
+        let recordingLog = Log(level: level, subsystem: "recording")
+        mediaConfig.recorderLog = { line in recordingLog.info(line) }
+        do {
+            media = try MediaEngine(config: mediaConfig)
+        } catch let problem as RecordingPaths.Problem {
+            throw ConfigError(key: "recording.folder", problem: problem.description)
+        }
         var signalingConfig = SignalingConfig(host: config.httpHost, port: config.httpPort,
                                               apps: config.apps.map(Server.signalingApp),
                                               serverVersion: SluiceVersion.string)

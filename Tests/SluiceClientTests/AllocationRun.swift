@@ -21,13 +21,14 @@ enum AllocationRun {
 
     /// The publisher, and its source (the connection holds its delegate weakly: keep both).
     static func publish(on server: TestServer, stream: String = "alloc",
-                        transport: PeerConnection.ICETransport = .udp) async throws -> (PeerConnection, SyntheticPublisher) {
+                        transport: PeerConnection.ICETransport = .udp,
+                        record: Bool? = nil) async throws -> (PeerConnection, SyntheticPublisher) {
         let (session, log) = try await server.connectedSession()
         let publisher = try PeerConnection(configuration: .init(role: .publish, iceTransport: transport))
         let source = SyntheticPublisher(video: .init(width: 640, height: 360, fps: 30, bitrateKbps: 800,
                                                      keyFrameIntervalSeconds: 1))
         publisher.delegate = source
-        let published = try await session.publish(stream: stream, sdp: publisher.localDescription)
+        let published = try await session.publish(stream: stream, sdp: publisher.localDescription, record: record)
         try await publisher.setRemoteDescription(published.sdp)
         try await publisher.waitUntilConnected()
         _ = try await log.streamStatus(handle: published.handle, .publishing)

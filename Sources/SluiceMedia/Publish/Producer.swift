@@ -289,11 +289,13 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
                   let report = RTCPSenderReport(parsing: packet.bytes) else { continue }
             if audio?.ssrc == report.ssrc {
                 audio!.stats.recordSenderReport(ntp: report.ntpTimestamp, now: now)
+                router?.senderReport(kind: .audio, layer: 0, ntp: report.ntpTimestamp, rtpTimestamp: report.rtpTimestamp)
             } else if let i = layers.firstIndex(where: { $0.ssrc == report.ssrc }) {
                 layers[i].stats.recordSenderReport(ntp: report.ntpTimestamp, now: now)
                 layers[i].senderReportMicros = (report.ntpTimestamp >> 32) * 1_000_000
                     + ((report.ntpTimestamp & 0xffff_ffff) * 1_000_000) >> 32
                 layers[i].senderReportRTP = report.rtpTimestamp
+                router?.senderReport(kind: .video, layer: i, ntp: report.ntpTimestamp, rtpTimestamp: report.rtpTimestamp)
             }
         }
     }

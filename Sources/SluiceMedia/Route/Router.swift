@@ -23,6 +23,8 @@ final class Router {
         var consumers: [Consumer] = []
         var targets: [RelayTarget] = []
         var links: [LinkConsumer] = []
+        /// Recordings of the stream (home router only).
+        var taps: [RecordingTap] = []
         /// The video layers other workers' players need (home router; by worker index), as
         /// their ingresses last said.
         var remoteWanted: [Int: UInt32] = [:]
@@ -43,6 +45,11 @@ final class Router {
     private(set) var links: [LinkConsumer] {
         _read { yield fanOut.pointee.links }
         _modify { yield &fanOut.pointee.links }
+    }
+    /// Recordings of the stream (home router only): `RecordingTap`.
+    private(set) var taps: [RecordingTap] {
+        _read { yield fanOut.pointee.taps }
+        _modify { yield &fanOut.pointee.taps }
     }
     /// Stream-wide mute (publisher's or server's), applied by every consumer.
     private(set) var audioMuted = false
@@ -66,7 +73,7 @@ final class Router {
         fanOut.deallocate()
     }
 
-    var isEmpty: Bool { source == nil && consumers.isEmpty && targets.isEmpty && links.isEmpty }
+    var isEmpty: Bool { source == nil && consumers.isEmpty && targets.isEmpty && links.isEmpty && taps.isEmpty }
     /// The producer, on the stream's home worker while it has a publisher.
     var producer: Producer? { source as? Producer }
 
@@ -110,6 +117,21 @@ final class Router {
 
     func remove(_ link: LinkConsumer) {
         links.removeAll { $0 === link }
+    }
+
+    /// A recording of the stream: its packets from now on.
+    func add(_ tap: RecordingTap) {
+        taps.append(tap)
+        tap.upstream = self
+    }
+
+    func remove(_ tap: RecordingTap) {
+        taps.removeAll { $0 === tap }
+    }
+
+    /// The source's sender report of `kind` (video: of `layer`), for the recordings' clocks.
+    func senderReport(kind: MediaKind, layer: Int, ntp: UInt64, rtpTimestamp: UInt32) {
+        for tap in taps { tap.senderReport(kind: kind, layer: layer, ntp: ntp, rtpTimestamp: rtpTimestamp) }
     }
 
     /// Another worker has players of this stream: hand it every packet from now on, and tell
@@ -161,6 +183,7 @@ final class Router {
         producerCalling = true
         for consumer in consumers { consumer.forward(packet) }
         if !links.isEmpty { for link in links { link.forward(packet) } }
+        if !taps.isEmpty { for tap in taps { tap.forward(packet) } }
         producerCalling = false
         if !targets.isEmpty, let relay { relay.hand(packet, to: targets) }
         return takeRequests()

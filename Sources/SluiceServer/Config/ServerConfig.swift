@@ -1,5 +1,6 @@
 import Foundation
 import SluiceJSON
+import SluiceRecord
 import SluiceJSONParser
 import SluiceSignaling
 import SluiceWire
@@ -65,6 +66,8 @@ public struct ServerConfig: Sendable {
     public var maxPlayersPerStream = 500
     /// `cluster`: the origin/edge cluster on Redis (docs/cluster.md); nil: a single node.
     public var cluster: ClusterConfig?
+    /// `recording`: where recordings go (README.md, "Recording"); nil: recording is off.
+    public var recording: RecordingSettings?
 
     public init() {}
 
@@ -89,7 +92,8 @@ public struct ServerConfig: Sendable {
 
     public static func parse(_ root: JSONValue) throws(ConfigError) -> ServerConfig {
         var config = ServerConfig()
-        let top = try ConfigReader(root, path: "", known: ["server", "rtc", "apps", "admin", "metrics", "log", "limits", "cluster"])
+        let top = try ConfigReader(root, path: "", known: ["server", "rtc", "apps", "admin", "metrics", "log", "limits", "cluster",
+                                                               "recording"])
 
         let server = try top.child("server", known: ["host", "port", "webRoot", "tls"])
         config.httpHost = try server.string("host", default: config.httpHost)
@@ -202,6 +206,9 @@ public struct ServerConfig: Sendable {
         config.maxPlayersPerStream = try limits.int("maxPlayersPerStream", default: config.maxPlayersPerStream, range: 1...100_000)
         if let cluster = top.object["cluster"] {
             config.cluster = try ClusterConfig.parse(cluster, key: "cluster", httpPort: config.httpPort, rtcPort: config.rtcPort)
+        }
+        if let recording = top.object["recording"] {
+            config.recording = try RecordingConfig.parse(recording, key: "recording")
         }
         return config
     }

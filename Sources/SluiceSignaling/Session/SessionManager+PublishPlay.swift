@@ -24,15 +24,19 @@ extension SessionManager {
         let record = try params.optionalBool("record", default: false)
         let custom = try params.optionalObject("custom")
         try requireGrant(.publish, stream: stream, record: record, session: session)
+        // Before any hook: a server without a recorder refuses at once, and makes no handle.
+        if record && !media.recordingEnabled { throw RPCError(MediaError.limitReached(MediaEngine.recordingOff)) }
         try requireHandleCapacity(session)
         try requireWithinLimits(constraints, session: session)
         let limits = publishLimits(of: session)
-        let request = PublishRequest(session: sessionID, stream: stream, offer: sdp,
+        var request = PublishRequest(session: sessionID, stream: stream, offer: sdp,
                                      constraints: limits.applied(to: constraints),
                                      caps: PublishCaps(maxWidth: limits.maxWidth, maxHeight: limits.maxHeight,
                                                        maxFps: limits.maxFps,
                                                        stopWhenExceeded: stopsWhenExceeded(session)),
                                      startBitrateKbps: startBitrate(of: session).kbps(declared: constraints, limits: limits))
+        request.record = record
+        request.appKey = session.appKey ?? ""
         let start = { [unowned self] (session: RPCSession) throws(RPCError) -> JSONValue in
             let answer: MediaAnswer
             // After the hook: the name in use is checked again then (section 6, Hooks).

@@ -1,0 +1,77 @@
+import SluiceTransport
+import SluiceVocabulary
+import SluiceWire
+
+/// A recording's end on the stream's home worker: one more member of the router's fan-out,
+/// beside the consumers, which copies the packets the recording needs into its
+/// `RecordingRing`: every audio packet, and the video packets of one layer (the top one,
+/// by measured size, unless the recording names one). It sees what players see: a muted
+/// kind sends nothing, so a mute leaves a gap in the file's timeline.
+///
+/// Off the packet path, on the worker's tick: it picks the layer once the producer has
+/// measured them, and asks the publisher for a key frame when the recorder wants one.
+final class RecordingTap: WorkerTickable {
+    let publisher: StreamHandle
+    let ring: RecordingRing
+    /// The layer asked for (nil: the top one).
+    let requestedLayer: Int?
+    weak var upstream: Router?
+    /// The video layer copied into the ring; -1 until chosen.
+    private(set) var layer = -1
+
+    init(publisher: StreamHandle, ring: RecordingRing, layer: Int?) {
+        self.publisher = publisher
+        self.ring = ring
+        requestedLayer = layer
+    }
+
+    @inline(__always)
+    func forward(_ item: borrowing ForwardedPacket) {
+        guard item.kind == .audio || item.layer == layer else { return }
+        let packet = item.packet
+        let payload = UnsafeRawBufferPointer(packet.payload)
+        _ = ring.push(kind: item.kind, payloadType: packet.payloadType, sequence: packet.sequenceNumber,
+                      timestamp: packet.timestamp, marker: packet.marker, payload: payload, now: item.now)
+    }
+
+    /// The publisher's sender report for `kind` (video: of `layer`).
+    func senderReport(kind: MediaKind, layer: Int, ntp: UInt64, rtpTimestamp: UInt32) {
+        guard kind == .audio || layer == self.layer else { return }
+        ring.pushClock(kind: kind, ntp: ntp, rtpTimestamp: rtpTimestamp)
+    }
+
+    func tick(now: UInt64) {
+        guard let upstream else { return }
+        if firstTick == 0 { firstTick = now }
+        if layer < 0, let chosen = Self.choose(requestedLayer, from: upstream, settled: now >= firstTick + Self.settleMicros) {
+            layer = chosen
+            ring.keyFrameWanted.store(true, ordering: .relaxed)
+        }
+        guard layer >= 0, ring.keyFrameWanted.exchange(false, ordering: .relaxed) else { return }
+        upstream.requestKeyFrame(layer: layer)
+    }
+
+    /// When the tap stops waiting for every simulcast layer to show up (a publisher whose top
+    /// layer never starts, for want of bandwidth).
+    static let settleMicros: UInt64 = 5_000_000
+    private var firstTick: UInt64 = 0
+
+    /// The requested layer if the source has it; else the largest active layer once every
+    /// layer is measured and active (a simulcast encoder starts its top layer last, when its
+    /// bandwidth estimate allows), or once `settled`; a single-layer source at once. The
+    /// choice is kept: a switch would need the file's video track to start again.
+    static func choose(_ requested: Int?, from router: Router, settled: Bool) -> Int? {
+        guard router.source != nil else { return nil }
+        if !router.isSimulcast { return 0 }
+        let layers = router.measuredLayers
+        if let requested, layers.contains(where: { $0.index == requested }) { return requested }
+        let measured = layers.filter { $0.active && $0.width > 0 && $0.height > 0 }
+        guard !measured.isEmpty, settled || measured.count == layers.count else { return nil }
+        return measured.max { $0.width * $0.height < $1.width * $1.height }?.index
+    }
+
+    /// The tap is gone: the recorder drains the ring and closes the file.
+    func close() {
+        ring.closed.store(true, ordering: .releasing)
+    }
+}
