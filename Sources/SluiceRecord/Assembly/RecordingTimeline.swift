@@ -46,7 +46,7 @@ public struct RecordingTimeline {
     public mutating func millis(kind: MediaKind, rtpTimestamp: Int64, arrivalMicros: UInt64) -> Int64 {
         let rate = Int64(kind == .audio ? audioClockRate : videoClockRate)
         var track = tracks[kind, default: Track()]
-        let arrival = Int64(clamping: arrivalMicros)
+        let arrival = Int64(clamping: min(arrivalMicros, UInt64(Self.limit)))
         var micros: Int64
         if let report = track.report {
             // The report's RTP timestamp nearest this frame's, so a wrap between them does not matter.
@@ -76,9 +76,15 @@ public struct RecordingTimeline {
         return value
     }
 
-    /// RTP ticks to µs.
+    /// Bound on every time here (µs, some 36,000 years): a publisher's timestamps may jump
+    /// anywhere, and the sums of bounded values cannot overflow.
+    static let limit: Int64 = 1 << 60
+
+    /// RTP ticks to µs, saturating at ±`limit`.
     static func scale(_ ticks: Int64, rate: Int64) -> Int64 {
-        ticks * 1_000_000 / rate
+        let (product, overflow) = ticks.multipliedReportingOverflow(by: 1_000_000)
+        if overflow { return ticks < 0 ? -limit : limit }
+        return max(-limit, min(limit, product / rate))
     }
 
     /// NTP 32.32 fixed point to µs.
