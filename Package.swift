@@ -45,6 +45,8 @@ let package = Package(
         .library(name: "SluiceClient", targets: ["SluiceClient"]),
         // For the fuzz package: the cluster's records are read from Redis, written by any node.
         .library(name: "SluiceCluster", targets: ["SluiceCluster"]),
+        // For the fuzz package: the recorder's depacketizers read publishers' RTP payloads.
+        .library(name: "SluiceRecord", targets: ["SluiceRecord"]),
     ],
     targets: cLibraries + [
         .target(name: "SluiceWire", swiftSettings: packetPath),

@@ -27,5 +27,6 @@ let package = Package(
         fuzzTarget("FuzzJWT", ["SluiceSignaling"]),
         fuzzTarget("FuzzClusterRecords", ["SluiceCluster", "SluiceJSON"]),
         fuzzTarget("FuzzClusterLinks", ["SluiceServer", "SluiceJSON"]),
+        fuzzTarget("FuzzRecordAssembly", ["SluiceRecord", "SluiceVocabulary"]),
     ]
 )

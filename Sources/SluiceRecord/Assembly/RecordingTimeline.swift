@@ -1,0 +1,96 @@
+import SluiceVocabulary
+
+/// Places the frames of a recording's tracks on one timeline in milliseconds, 0 at the first
+/// frame written, so audio and video line up in the file.
+///
+/// Each track's time comes from its RTP timestamps, so a pause in the packets (a mute) leaves
+/// the same pause in the file rather than closing it up. What anchors the tracks to each other:
+/// - before any sender report, each track's first frame is placed at its arrival time (the
+///   packets' clock), and later frames follow by RTP;
+/// - once a track has a sender report, its frames are placed by NTP (the publisher's one
+///   wall clock for all its tracks, which is what keeps them in sync), mapped onto the packets'
+///   clock by one offset fixed at the first report, so the switch does not jump the track
+///   that had it first; later reports correct the RTP clock's drift against NTP.
+public struct RecordingTimeline {
+    /// RTP clock rates by kind (Hz).
+    public let audioClockRate: Int
+    public let videoClockRate: Int
+
+    private var tracks: [MediaKind: Track] = [:]
+    /// Packets' clock minus NTP (µs), fixed at the first sender report used.
+    private var ntpToArrival: Int64?
+    /// The first frame written, on the packets' clock (µs): the timeline's 0.
+    private var originMicros: Int64?
+
+    struct Track {
+        /// A frame's unwrapped RTP timestamp and its place on the packets' clock, before any report.
+        var anchor: (rtp: Int64, micros: Int64)?
+        /// The latest sender report: NTP in µs and its RTP timestamp (32-bit, unwrapped at use).
+        var report: (ntpMicros: Int64, rtp: UInt32)?
+        var lastMillis: Int64?
+    }
+
+    public init(audioClockRate: Int = 48_000, videoClockRate: Int = 90_000) {
+        self.audioClockRate = max(1, audioClockRate)
+        self.videoClockRate = max(1, videoClockRate)
+    }
+
+    /// A sender report's clock pair for one kind (the latest wins).
+    public mutating func add(_ pair: RecordedClockPair) {
+        tracks[pair.kind, default: Track()].report = (Self.micros(ntp: pair.ntp), pair.rtpTimestamp)
+    }
+
+    /// The time in the file (ms from the first frame written) of a frame of `kind` with the
+    /// unwrapped RTP timestamp `rtpTimestamp`, whose first packet arrived at `arrivalMicros`.
+    /// Call it in the order frames are written. Never less than the track's previous value.
+    public mutating func millis(kind: MediaKind, rtpTimestamp: Int64, arrivalMicros: UInt64) -> Int64 {
+        let rate = Int64(kind == .audio ? audioClockRate : videoClockRate)
+        var track = tracks[kind, default: Track()]
+        let arrival = Int64(clamping: min(arrivalMicros, UInt64(Self.limit)))
+        var micros: Int64
+        if let report = track.report {
+            // The report's RTP timestamp nearest this frame's, so a wrap between them does not matter.
+            let reportRTP = SequenceUnwrapper<UInt32>.nearest(report.rtp, to: rtpTimestamp)
+            let ntp = report.ntpMicros + Self.scale(rtpTimestamp - reportRTP, rate: rate)
+            if ntpToArrival == nil {
+                // The first report: tie NTP to where this track already is, or to the arrival.
+                let here = track.anchor.map { $0.micros + Self.scale(rtpTimestamp - $0.rtp, rate: rate) } ?? arrival
+                ntpToArrival = here - ntp
+            }
+            micros = ntp + ntpToArrival!
+        } else {
+            if track.anchor == nil { track.anchor = (rtpTimestamp, arrival) }
+            let anchor = track.anchor!
+            micros = anchor.micros + Self.scale(rtpTimestamp - anchor.rtp, rate: rate)
+        }
+        if originMicros == nil { originMicros = micros }
+        var value = (micros - originMicros!) / 1_000
+        // Never backwards on a track: muxers refuse a timestamp below the previous one of the
+        // same track, and one can step back here (a report correcting drift, the switch from
+        // arrival to NTP, or a frame of another track written first at time 0 after this track
+        // was anchored earlier). A few ms of hold is better than a refused frame.
+        if value < 0 { value = 0 }
+        if let last = track.lastMillis, value < last { value = last }
+        track.lastMillis = value
+        tracks[kind] = track
+        return value
+    }
+
+    /// Bound on every time here (µs, some 36,000 years): a publisher's timestamps may jump
+    /// anywhere, and the sums of bounded values cannot overflow.
+    static let limit: Int64 = 1 << 60
+
+    /// RTP ticks to µs, saturating at ±`limit`.
+    static func scale(_ ticks: Int64, rate: Int64) -> Int64 {
+        let (product, overflow) = ticks.multipliedReportingOverflow(by: 1_000_000)
+        if overflow { return ticks < 0 ? -limit : limit }
+        return max(-limit, min(limit, product / rate))
+    }
+
+    /// NTP 32.32 fixed point to µs.
+    static func micros(ntp: UInt64) -> Int64 {
+        let seconds = Int64(ntp >> 32)
+        let fraction = Int64(((ntp & 0xffff_ffff) * 1_000_000) >> 32)  // >> binds tighter than * in Swift
+        return seconds * 1_000_000 + fraction
+    }
+}

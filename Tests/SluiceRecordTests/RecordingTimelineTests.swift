@@ -1,0 +1,76 @@
+import Testing
+import SluiceVocabulary
+@testable import SluiceRecord
+
+@Suite struct RecordingTimelineTests {
+    /// NTP 32.32 of `micros` after an arbitrary epoch second.
+    func ntp(_ micros: Int64) -> UInt64 {
+        let total = 3_900_000_000 * 1_000_000 + micros
+        return UInt64(total / 1_000_000) << 32 | UInt64(((total % 1_000_000) << 32) / 1_000_000)
+    }
+
+    @Test func audioAndVideoFromTheSameNTPInstantsLineUp() {
+        var timeline = RecordingTimeline()
+        // The publisher's clocks: audio RTP starts at 1000, video at 4_000_000_000 (it wraps
+        // after 3.3 s), both at NTP 0; each arrives with its own network delay.
+        let audioBase: UInt32 = 1000
+        let videoBase: UInt32 = 4_000_000_000
+        timeline.add(RecordedClockPair(kind: .audio, ntp: ntp(0), rtpTimestamp: audioBase))
+        timeline.add(RecordedClockPair(kind: .video, ntp: ntp(0), rtpTimestamp: videoBase))
+        var videoUnwrapper = SequenceUnwrapper<UInt32>()
+        var audioUnwrapper = SequenceUnwrapper<UInt32>()
+        for second in stride(from: Int64(0), through: 8_000, by: 500) {  // ms of capture
+            let audioRTP = audioBase &+ UInt32(second * 48)
+            let videoRTP = videoBase &+ UInt32(second * 90)
+            let a = timeline.millis(kind: .audio, rtpTimestamp: audioUnwrapper.unwrap(audioRTP),
+                                    arrivalMicros: UInt64(5_000_000 + second * 1000 + 20_000))
+            let v = timeline.millis(kind: .video, rtpTimestamp: videoUnwrapper.unwrap(videoRTP),
+                                    arrivalMicros: UInt64(5_000_000 + second * 1000 + 70_000))
+            #expect(abs(a - v) <= 1, "at \(second) ms: audio \(a) video \(v)")
+            #expect(a == second)
+        }
+    }
+
+    @Test func aLaterReportCorrectsTheOtherTrackOntoTheSameClock() {
+        var timeline = RecordingTimeline()
+        // Video alone first, by arrival; then both reports; audio's frames land where video's
+        // frames of the same instant are.
+        let first = timeline.millis(kind: .video, rtpTimestamp: 0, arrivalMicros: 1_000_000)
+        #expect(first == 0)
+        timeline.add(RecordedClockPair(kind: .video, ntp: ntp(0), rtpTimestamp: 0))
+        timeline.add(RecordedClockPair(kind: .audio, ntp: ntp(0), rtpTimestamp: 77_777))
+        let v = timeline.millis(kind: .video, rtpTimestamp: 90_000, arrivalMicros: 2_050_000)
+        let a = timeline.millis(kind: .audio, rtpTimestamp: 77_777 + 48_000, arrivalMicros: 2_000_000)
+        #expect(v == 1000 && a == 1000)
+    }
+
+    @Test func muteLeavesAGap() {
+        var timeline = RecordingTimeline()
+        // Before any report: by arrival then RTP.
+        #expect(timeline.millis(kind: .video, rtpTimestamp: 0, arrivalMicros: 10_000_000) == 0)
+        #expect(timeline.millis(kind: .video, rtpTimestamp: 90_000, arrivalMicros: 11_000_000) == 1000)
+        // 3 s without packets, then the next frame: 3 s later in RTP and in the file.
+        #expect(timeline.millis(kind: .video, rtpTimestamp: 90_000 * 4, arrivalMicros: 14_000_000) == 4000)
+        // With reports the same holds.
+        timeline.add(RecordedClockPair(kind: .video, ntp: ntp(0), rtpTimestamp: 0))
+        #expect(timeline.millis(kind: .video, rtpTimestamp: 90_000 * 8, arrivalMicros: 18_000_000) == 8000)
+    }
+
+    @Test func neverGoesBackwardsOnATrack() {
+        var timeline = RecordingTimeline()
+        #expect(timeline.millis(kind: .audio, rtpTimestamp: 48_000, arrivalMicros: 1_000_000) == 0)
+        #expect(timeline.millis(kind: .audio, rtpTimestamp: 96_000, arrivalMicros: 2_000_000) == 1000)
+        timeline.add(RecordedClockPair(kind: .audio, ntp: ntp(0), rtpTimestamp: 96_000))
+        #expect(timeline.millis(kind: .audio, rtpTimestamp: 96_960, arrivalMicros: 2_020_000) == 1020)
+        // A report that puts the track 500 ms earlier: held, not stepped back.
+        timeline.add(RecordedClockPair(kind: .audio, ntp: ntp(-500_000), rtpTimestamp: 96_000))
+        #expect(timeline.millis(kind: .audio, rtpTimestamp: 97_920, arrivalMicros: 2_040_000) == 1020)
+        #expect(timeline.millis(kind: .audio, rtpTimestamp: 96_000 + 24_000, arrivalMicros: 2_500_000) == 1020)
+        // Once the new mapping passes the hold, the track moves on from there.
+        #expect(timeline.millis(kind: .audio, rtpTimestamp: 96_000 + 48_000, arrivalMicros: 3_000_000) == 1500)
+    }
+
+    @Test func ntpFixedPointToMicros() {
+        #expect(RecordingTimeline.micros(ntp: 1 << 32 | 0x8000_0000) == 1_500_000)
+    }
+}
