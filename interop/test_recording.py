@@ -102,7 +102,7 @@ async def _refused(server):
     peer = Publisher()
     try:
         await expect_rpc_error(client.publish("unrecorded", await peer.offer(), record=True), 1008,
-                               message="Recording is off (recording.folder is not set)")
+                               message="Limit reached: Recording is off (recording.folder is not set)")
         result = await client.publish("unrecorded", await peer.offer())
         assert result.get("handle"), result
     finally:

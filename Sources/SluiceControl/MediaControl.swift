@@ -21,6 +21,8 @@ public protocol MediaControl: AnyObject {
     func endSession(_ session: SessionID)
     func drainEvents(_ body: (MediaEvent) -> Void)
     func shutdown()
+    /// The server has `recording.folder`: a `record: true` publish is taken (1008 without).
+    var recordingEnabled: Bool { get }
 }
 
 extension MediaEngine: MediaControl {}

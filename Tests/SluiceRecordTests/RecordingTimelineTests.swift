@@ -62,12 +62,12 @@ import SluiceVocabulary
         #expect(timeline.millis(kind: .audio, rtpTimestamp: 96_000, arrivalMicros: 2_000_000) == 1000)
         timeline.add(RecordedClockPair(kind: .audio, ntp: ntp(0), rtpTimestamp: 96_000))
         #expect(timeline.millis(kind: .audio, rtpTimestamp: 96_960, arrivalMicros: 2_020_000) == 1020)
-        // A report that puts the track 500 ms earlier: held, not stepped back.
+        // A later report that would put the track 500 ms earlier is not used: no step.
         timeline.add(RecordedClockPair(kind: .audio, ntp: ntp(-500_000), rtpTimestamp: 96_000))
-        #expect(timeline.millis(kind: .audio, rtpTimestamp: 97_920, arrivalMicros: 2_040_000) == 1020)
-        #expect(timeline.millis(kind: .audio, rtpTimestamp: 96_000 + 24_000, arrivalMicros: 2_500_000) == 1020)
-        // Once the new mapping passes the hold, the track moves on from there.
-        #expect(timeline.millis(kind: .audio, rtpTimestamp: 96_000 + 48_000, arrivalMicros: 3_000_000) == 1500)
+        #expect(timeline.millis(kind: .audio, rtpTimestamp: 97_920, arrivalMicros: 2_040_000) == 1040)
+        // A frame older than the last one written is held at the last time, not stepped back.
+        #expect(timeline.millis(kind: .audio, rtpTimestamp: 96_960, arrivalMicros: 2_060_000) == 1040)
+        #expect(timeline.millis(kind: .audio, rtpTimestamp: 96_000 + 48_000, arrivalMicros: 3_000_000) == 2000)
     }
 
     @Test func ntpFixedPointToMicros() {

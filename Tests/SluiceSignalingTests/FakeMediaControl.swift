@@ -99,4 +99,6 @@ final class FakeMediaControl: MediaControl, @unchecked Sendable {
     }
 
     func shutdown() {}
+    /// As a server with `recording.folder` (the refusal without one: interop/test_recording.py).
+    var recordingEnabled = true
 }

@@ -10,7 +10,7 @@ import SluiceVocabulary
 /// - once a track has a sender report, its frames are placed by NTP (the publisher's one
 ///   wall clock for all its tracks, which is what keeps them in sync), mapped onto the packets'
 ///   clock by one offset fixed at the first report, so the switch does not jump the track
-///   that had it first; later reports correct the RTP clock's drift against NTP.
+///   that had it first; later reports are not used (see `add`).
 public struct RecordingTimeline {
     /// RTP clock rates by kind (Hz).
     public let audioClockRate: Int
@@ -35,8 +35,13 @@ public struct RecordingTimeline {
         self.videoClockRate = max(1, videoClockRate)
     }
 
-    /// A sender report's clock pair for one kind (the latest wins).
+    /// A sender report's clock pair for one kind: the first one per kind is kept. Later ones
+    /// would step the track by their own error (aiortc, for one, pairs the wall clock with
+    /// its last packet's RTP timestamp, up to a frame off), and a step of a few ms puts two
+    /// frames in one slot of a player's 30 fps grid; one sender's RTP clocks run off its one
+    /// system clock, so they do not drift apart over a recording.
     public mutating func add(_ pair: RecordedClockPair) {
+        guard tracks[pair.kind]?.report == nil else { return }
         tracks[pair.kind, default: Track()].report = (Self.micros(ntp: pair.ntp), pair.rtpTimestamp)
     }
 
