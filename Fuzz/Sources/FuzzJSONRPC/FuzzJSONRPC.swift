@@ -43,6 +43,7 @@ final class FuzzMedia: MediaControl {
         queued.forEach(body)
     }
     func shutdown() {}
+    var recordingEnabled: Bool { true }
 }
 
 final class NullOutput: SessionOutput {
