@@ -1,3 +1,4 @@
+import SluiceWire
 import Testing
 import SluiceVocabulary
 @testable import SluiceRecord
@@ -17,8 +18,8 @@ import SluiceVocabulary
         let videoBase: UInt32 = 4_000_000_000
         timeline.add(RecordedClockPair(kind: .audio, ntp: ntp(0), rtpTimestamp: audioBase))
         timeline.add(RecordedClockPair(kind: .video, ntp: ntp(0), rtpTimestamp: videoBase))
-        var videoUnwrapper = SequenceUnwrapper<UInt32>()
-        var audioUnwrapper = SequenceUnwrapper<UInt32>()
+        var videoUnwrapper = TimestampUnwrapper()
+        var audioUnwrapper = TimestampUnwrapper()
         for second in stride(from: Int64(0), through: 8_000, by: 500) {  // ms of capture
             let audioRTP = audioBase &+ UInt32(second * 48)
             let videoRTP = videoBase &+ UInt32(second * 90)

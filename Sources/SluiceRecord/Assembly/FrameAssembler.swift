@@ -1,4 +1,5 @@
 import SluiceVocabulary
+import SluiceWire
 
 /// Rebuilds the frames of one recorded track (one kind, one codec) from its RTP packets as they
 /// arrive: reordered, duplicated, lost and later repaired by NACK, across the wraparound of
@@ -38,8 +39,8 @@ public struct FrameAssembler {
     }
 
     private var depacketizer: any FrameDepacketizer
-    private var sequences = SequenceUnwrapper<UInt16>()
-    private var timestamps = SequenceUnwrapper<UInt32>()
+    private var sequences = SequenceUnwrapper()
+    private var timestamps = TimestampUnwrapper()
     /// Frames not yet out, by unwrapped timestamp.
     private var pending: [Int64: PendingFrame] = [:]
     private var bufferedPackets = 0

@@ -25,7 +25,7 @@ public struct RecordingTimeline {
     struct Track {
         /// A frame's unwrapped RTP timestamp and its place on the packets' clock, before any report.
         var anchor: (rtp: Int64, micros: Int64)?
-        /// The latest sender report: NTP in µs and its RTP timestamp (32-bit, unwrapped at use).
+        /// The first sender report (see `add`): NTP in µs and its RTP timestamp (32-bit, unwrapped at use).
         var report: (ntpMicros: Int64, rtp: UInt32)?
         var lastMillis: Int64?
     }
@@ -55,7 +55,7 @@ public struct RecordingTimeline {
         var micros: Int64
         if let report = track.report {
             // The report's RTP timestamp nearest this frame's, so a wrap between them does not matter.
-            let reportRTP = SequenceUnwrapper<UInt32>.nearest(report.rtp, to: rtpTimestamp)
+            let reportRTP = rtpTimestamp + Int64(Int32(bitPattern: report.rtp &- UInt32(truncatingIfNeeded: rtpTimestamp)))
             let ntp = report.ntpMicros + Self.scale(rtpTimestamp - reportRTP, rate: rate)
             if ntpToArrival == nil {
                 // The first report: tie NTP to where this track already is, or to the arrival.
