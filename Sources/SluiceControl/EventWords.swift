@@ -41,8 +41,8 @@ package enum EventWords {
         }
     }
 
-    /// A recording's event, for the publisher whose handle is the recording's id.
-    package static func words(_ event: RecordingEvent) -> (StreamHandle, Words) {
+    /// A recording's event, with the recording's id.
+    package static func words(_ event: RecordingEvent) -> (String, Words) {
         switch event {
         case .started(let id, let path):
             return (id, Words(type: "recordingStarted", by: nil, data: ["path": .string(path)]))

@@ -3,15 +3,35 @@ import SluiceMedia
 import SluiceRecord
 import SluiceVocabulary
 
-/// Recording (docs/protocol.md section 6, **Recording**): a `publish` with `record: true`
-/// gets a `RecordingRing` that the stream's home worker fills (`WorkerStreams.startRecording`)
-/// and the recorder thread empties (`Recorder`). The recording ends with the publisher: the
-/// worker closes the ring, and the recorder closes the file.
+/// Recording (docs/protocol.md section 6, **Recording**): a `publish` with `record: true`, or
+/// the admin API's `POST /api/v1/streams/{name}/record`, gets a `RecordingRing` that the
+/// stream's home worker fills (`WorkerStreams.startRecording`) and the recorder thread empties
+/// (`Recorder`). A recording ends with its publisher (the worker closes the ring) or with
+/// `stopRecording`; the recorder then closes the file.
 extension MediaEngine {
     public static let recordingOff = "Recording is off (recording.folder is not set)"
 
+    /// One recording, from its start until the recorder reports its end. Each has an id of
+    /// its own (not the publisher's handle), so a stream stopped and recorded again never
+    /// mixes the two files' events.
+    struct Recording {
+        var handle: StreamHandle
+        var session: SessionID
+        var stream: String
+        var appKey: String
+        /// Without the extension: the recorder picks it, and `-2`... when the name is taken.
+        var basePath: String
+        /// The file as the recorder opened it (after `recordingStarted`).
+        var path: String?
+        /// Asked to stop; the recorder has not closed the file yet.
+        var stopping = false
+    }
+
     /// The server has `recording.folder`: `record: true` is taken.
     public var recordingEnabled: Bool { recorder != nil }
+
+    /// The folder recordings go to; nil without a recorder.
+    public var recordingFolder: String? { recorder?.settings.folder }
 
     /// Refuses `record: true` on a server without a recorder, before any handle is made.
     func checkRecording(_ request: PublishRequest) throws(MediaError) {
@@ -19,33 +39,89 @@ extension MediaEngine {
     }
 
     func startRecording(_ handle: StreamHandle, request: PublishRequest, parameters: EndpointParameters, worker: Int) {
-        guard request.record, let recorder else { return }
-        let tracks = Self.recordingTracks(parameters)
-        guard tracks.audio != nil || tracks.video != nil else { return }
-        let ring = RecordingRing()
-        let path = RecordingPaths.path(settings: recorder.settings, app: request.appKey, stream: request.stream, start: Date())
-        recordings[handle] = path
-        recorder.start(id: handle, ring: ring, tracks: tracks, path: path)
-        let media = workerStreams[worker]
-        workers[worker].execute { media.startRecording(handle, ring: ring) }
+        guard request.record else { return }
+        startRecording(handle, tracks: Self.recordingTracks(audio: parameters.audio, video: parameters.video),
+                       session: request.session, stream: request.stream, appKey: request.appKey, worker: worker)
     }
 
-    static func recordingTracks(_ parameters: EndpointParameters) -> RecordingTracks {
+    /// The admin API's start: records the stream's publisher from now on. 1008 without a
+    /// recorder, 1004 without a publisher, 1003 (`streamNameInUse`) when it is being recorded.
+    /// Returns the recording's path, without its extension.
+    public func startRecording(stream: String, appKey: String) throws(MediaError) -> String {
+        guard recorder != nil else { throw .limitReached(Self.recordingOff) }
+        guard let entry = streams[stream], let handle = entry.publisher, let owner = handles[handle] else {
+            throw .streamNotFound
+        }
+        if recording(of: handle) != nil { throw .streamNameInUse }
+        let tracks = Self.recordingTracks(audio: entry.publisherTracks.audio, video: entry.publisherTracks.video)
+        guard let id = startRecording(handle, tracks: tracks, session: owner.session, stream: stream,
+                                      appKey: appKey, worker: owner.worker) else {
+            throw .noCommonCodecs
+        }
+        return recordings[id]!.basePath
+    }
+
+    /// The admin API's stop: the recorder closes the file with what it has
+    /// (`recordingStopped` follows). 1004 when the stream is not being recorded.
+    public func stopRecording(stream: String) throws(MediaError) {
+        guard let handle = streams[stream]?.publisher, let id = recording(of: handle),
+              let worker = handles[handle]?.worker else { throw .streamNotFound }
+        recordings[id]?.stopping = true
+        let media = workerStreams[worker]
+        workers[worker].execute { media.stopRecording(handle) }
+    }
+
+    /// The path of the stream's recording in progress (nil when there is none); the admin
+    /// stream view shows it.
+    public func recordingPath(stream: String) -> String? {
+        guard let handle = streams[stream]?.publisher, let id = recording(of: handle) else { return nil }
+        return recordings[id]?.path ?? recordings[id]?.basePath
+    }
+
+    /// The recording of `handle` that has not been asked to stop.
+    private func recording(of handle: StreamHandle) -> String? {
+        recordings.first { $0.value.handle == handle && !$0.value.stopping }?.key
+    }
+
+    @discardableResult
+    private func startRecording(_ handle: StreamHandle, tracks: RecordingTracks, session: SessionID, stream: String,
+                                appKey: String, worker: Int) -> String? {
+        guard let recorder, tracks.audio != nil || tracks.video != nil else { return nil }
+        nextRecording += 1
+        let id = "rec-\(nextRecording)"
+        let base = RecordingPaths.path(settings: recorder.settings, app: appKey, stream: stream, start: Date())
+        recordings[id] = Recording(handle: handle, session: session, stream: stream, appKey: appKey, basePath: base)
+        let ring = RecordingRing()
+        recorder.start(id: id, ring: ring, tracks: tracks, path: base)
+        let media = workerStreams[worker]
+        workers[worker].execute { media.startRecording(handle, ring: ring) }
+        return id
+    }
+
+    static func recordingTracks(audio: TrackParameters?, video: TrackParameters?) -> RecordingTracks {
         func track(_ t: TrackParameters?) -> RecordingTracks.Track? {
             guard let t, let codec = RecordedCodec(codecName: t.codecName) else { return nil }
             return RecordingTracks.Track(codec: codec, payloadType: t.payloadType, clockRate: t.clockRate)
         }
-        return RecordingTracks(audio: track(parameters.audio), video: track(parameters.video))
+        return RecordingTracks(audio: track(audio), video: track(video))
     }
 
     /// On the control thread, from `drainEvents`: the publisher hears of its recording while
-    /// its handle lasts; the server log has every one.
+    /// its handle lasts, the app's hooks always, and the server log has every one.
     func recordingEvent(_ event: RecordingEvent) {
-        let (handle, words) = EventWords.words(event)
+        let (id, words) = EventWords.words(event)
+        guard var recording = recordings[id] else { return }
         switch event {
-        case .started: break
-        case .stopped, .failed: recordings[handle] = nil
+        case .started(_, let path):
+            recording.path = path
+            recordings[id] = recording
+        case .stopped, .failed:
+            recordings[id] = nil
         }
-        emitEvent(handle, words)
+        emitEvent(recording.handle, words)
+        pending.append(.recording(RecordingNotice(session: recording.session, handle: recording.handle,
+                                                  stream: recording.stream, appKey: recording.appKey,
+                                                  type: words.type, data: words.data)))
+        wakeup()
     }
 }

@@ -28,7 +28,7 @@ public final class MediaEngine: @unchecked Sendable {
     // Control-thread state.
     var streams: [String: StreamEntry] = [:]
     var handles: [StreamHandle: HandleEntry] = [:]
-    private var pending: [MediaEvent] = []
+    var pending: [MediaEvent] = []
 
     // Relay links between nodes (MediaEngine+Links.swift). Origin: by link id. Edge: by stream.
     var originLinks: [String: OriginLink] = [:]
@@ -45,8 +45,9 @@ public final class MediaEngine: @unchecked Sendable {
 
     /// The recorder thread (MediaEngine+Recording.swift); nil without `recording`.
     let recorder: Recorder?
-    /// Recordings in progress, by their publisher's handle, to their path.
-    var recordings: [StreamHandle: String] = [:]
+    /// Recordings in progress, by their own id (MediaEngine+Recording.swift).
+    var recordings: [String: Recording] = [:]
+    var nextRecording = 0
     /// Filled by the recorder thread.
     private let recorderEvents = Mutex<[RecordingEvent]>([])
 

@@ -8,4 +8,29 @@ public enum MediaEvent: Sendable {
     /// `data` holds only JSON-friendly values: String, Int, Double, Bool.
     case streamEvent(session: SessionID, handle: StreamHandle, stream: String, type: String,
                      by: String?, data: [String: StreamEventValue])
+    /// A recording started, stopped or failed: for the app's hooks. It comes whether or not
+    /// the publisher is still there (a file is closed after its publisher left); the
+    /// publisher's own `streamEvent` of the same type comes as well while its handle lasts.
+    case recording(RecordingNotice)
+}
+
+/// A recording's event as hooks report it (docs/protocol.md section 4).
+public struct RecordingNotice: Sendable, Equatable {
+    public var session: SessionID
+    public var handle: StreamHandle
+    public var stream: String
+    public var appKey: String
+    /// `recordingStarted`, `recordingStopped` or `recordingFailed`.
+    public var type: String
+    public var data: [String: StreamEventValue]
+
+    public init(session: SessionID, handle: StreamHandle, stream: String, appKey: String, type: String,
+                data: [String: StreamEventValue]) {
+        self.session = session
+        self.handle = handle
+        self.stream = stream
+        self.appKey = appKey
+        self.type = type
+        self.data = data
+    }
 }

@@ -108,7 +108,8 @@ public final class Server {
         return SignalingConfig.App(key: app.key, hooks: hooks, limits: PublishLimits(
             maxBitrateKbps: app.maxBitrateKbps, maxWidth: app.maxWidth, maxHeight: app.maxHeight, maxFps: app.maxFps),
             secrets: app.secrets, requireToken: app.requireToken, stopWhenExceeded: app.stopWhenExceeded,
-            startBitrate: StartBitrate(enabled: app.startBitrateEnabled, defaultKbps: app.startBitrateDefaultKbps))
+            startBitrate: StartBitrate(enabled: app.startBitrateEnabled, defaultKbps: app.startBitrateDefaultKbps),
+            recording: app.recording)
     }
 
     public func start() throws {

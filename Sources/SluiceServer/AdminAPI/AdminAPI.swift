@@ -19,7 +19,7 @@ public final class AdminAPI {
 
     private let authorization: AdminAuthorization
     private let metricsAuthorization: MetricsAuthorization
-    private let media: MediaEngine
+    let media: MediaEngine
     private let sessions: SessionManager
     private let serverVersion: String
     private let uptimeSeconds: () -> Int
@@ -47,6 +47,7 @@ public final class AdminAPI {
     public func register(on router: HTTPRouter) {
         router.add(nil, Self.streamsPath) { [self] request in guarded(request) { streams($0) } }
         router.add(nil, Self.sessionsPath) { [self] request in guarded(request) { sessionsRoute($0) } }
+        router.add(nil, Self.recordingsPath) { [self] request in guarded(request) { recordingsRoute($0) } }
         router.add("GET", Self.openAPIPath) { [self] _ in
             HTTPResponse(status: 200, contentType: "application/json", body: openAPIDocument)
         }
@@ -69,7 +70,8 @@ public final class AdminAPI {
             guard Self.isRead(request) else { return Self.methodNotAllowed("GET") }
             let sessionOf = handleSessions()
             let views = media.streamViews().map { view in
-                AdminJSON.stream(view, appKey: appKey(of: view), sessionOf: sessionOf, identityOf: identity(of:))
+                AdminJSON.stream(view, appKey: appKey(of: view), sessionOf: sessionOf, identityOf: identity(of:),
+                                 recording: media.recordingPath(stream: view.name))
             }
             return .json(["streams": .array(views)])
         case 1:
@@ -77,7 +79,8 @@ public final class AdminAPI {
             switch request.method {
             case "GET", "HEAD":
                 guard let view = media.streamView(name) else { return Self.streamNotFound(name) }
-                return .json(AdminJSON.stream(view, appKey: appKey(of: view), sessionOf: handleSessions(), identityOf: identity(of:)))
+                return .json(AdminJSON.stream(view, appKey: appKey(of: view), sessionOf: handleSessions(), identityOf: identity(of:),
+                                                 recording: media.recordingPath(stream: name)))
             case "DELETE":
                 return terminate(name)
             default:
@@ -86,6 +89,8 @@ public final class AdminAPI {
         case 2 where segments[1] == "mute" || segments[1] == "unmute":
             guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
             return setServerMuted(segments[0], request: request, muted: segments[1] == "mute")
+        case 2 where segments[1] == "record":
+            return recordRoute(segments[0], request: request)
         default:
             return .notFound
         }
@@ -120,6 +125,10 @@ public final class AdminAPI {
 
     private func appKey(of view: StreamView) -> String? {
         view.publisherSession.flatMap { sessions.session(withID: $0)?.appKey }
+    }
+
+    func appKey(ofStream name: String) -> String? {
+        media.streamView(name).flatMap(appKey(of:))
     }
 
     /// The token identity of a connected session, if it has one.
@@ -188,7 +197,7 @@ public final class AdminAPI {
         return rest.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
     }
 
-    private static func isRead(_ request: HTTPRequest) -> Bool {
+    static func isRead(_ request: HTTPRequest) -> Bool {
         request.method == "GET" || request.method == "HEAD"
     }
 

@@ -10,9 +10,11 @@ enum AdminJSON {
     /// `appKey` is the publisher's app; `sessionOf` maps handles to their sessions, and
     /// `identityOf` sessions to their token's identity.
     static func stream(_ view: StreamView, appKey: String?, sessionOf: [StreamHandle: SessionID],
-                       identityOf: (SessionID) -> String?) -> JSONValue {
+                       identityOf: (SessionID) -> String?, recording: String? = nil) -> JSONValue {
         var object: JSONObject = ["name": .string(view.name)]
         object["appKey"] = appKey.map { .string($0) } ?? .null
+        // The file being written (without its extension until it opens), or null.
+        object["recording"] = recording.map { .string($0) } ?? .null
         func entry(_ stats: HandleStats, _ session: SessionID?) -> JSONValue {
             handle(stats, session: session, identity: session.flatMap(identityOf))
         }

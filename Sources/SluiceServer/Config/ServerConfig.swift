@@ -28,6 +28,8 @@ public struct ServerConfig: Sendable {
         /// `startBitrate`: the `x-google-start-bitrate` of publish answers (on; no default kbit/s).
         public var startBitrateEnabled = true
         public var startBitrateDefaultKbps: Int? = nil
+        /// `recording`: which publishes are recorded (`request`, `always`, `off`).
+        public var recording = AppRecording.request
     }
 
     public var httpHost = "127.0.0.1"
@@ -148,7 +150,8 @@ public struct ServerConfig: Sendable {
             }
             var apps: [App] = []
             for (i, item) in array.enumerated() {
-                let app = try ConfigReader(item, path: "apps[\(i)]", known: ["key", "hooks", "limits", "secrets", "requireToken", "startBitrate"])
+                let app = try ConfigReader(item, path: "apps[\(i)]", known: ["key", "hooks", "limits", "secrets", "requireToken", "startBitrate",
+                                                                                "recording"])
                 guard let key = app.object["key"]?.stringValue, !key.isEmpty else {
                     throw ConfigError(key: "apps[\(i)].key", problem: "is required and must be a non-empty string")
                 }
@@ -183,6 +186,9 @@ public struct ServerConfig: Sendable {
                     throw ConfigError(key: "apps[\(i)].requireToken", problem: "needs at least one secret in apps[\(i)].secrets to check tokens with")
                 }
                 try readStartBitrate(app, into: &entry)
+                let recording = try app.string("recording", default: AppRecording.request.rawValue,
+                                               allowed: Set(AppRecording.allCases.map(\.rawValue)))
+                entry.recording = AppRecording(rawValue: recording) ?? .request
                 apps.append(entry)
             }
             config.apps = apps
@@ -209,6 +215,10 @@ public struct ServerConfig: Sendable {
         }
         if let recording = top.object["recording"] {
             config.recording = try RecordingConfig.parse(recording, key: "recording")
+        }
+        if config.recording == nil, let i = config.apps.firstIndex(where: { $0.recording == .always }) {
+            throw ConfigError(key: "apps[\(i)].recording",
+                              problem: "is \"always\", which needs recording.folder: the folder recordings go to")
         }
         return config
     }

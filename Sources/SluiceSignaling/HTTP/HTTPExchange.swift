@@ -15,6 +15,9 @@ final class HTTPExchange {
     private var scratch: [UInt8] = []
     /// The request's responder, once the route has it.
     var responder: HTTPResponder?
+    /// Headers went out (or were queued): lws also ends a body of `Content-Length: 0` with a
+    /// body-completion callback after the request's own, which must not answer again.
+    private(set) var answered = false
     /// A deferred answer waiting for the writeable callback: lws takes headers only there
     /// (or in the callback that received the request).
     private var pendingResponse: HTTPResponse?
@@ -42,6 +45,7 @@ final class HTTPExchange {
     /// Writes the status line and headers now, and queues the body. Returns the callback's
     /// return value: nonzero closes the connection.
     func respond(_ response: HTTPResponse) -> Int32 {
+        answered = true
         let extraLength = response.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 8 }
         var headerBuffer = [UInt8](repeating: 0, count: LWSPre.size + 1024 + extraLength)
         let isHead = request.method == "HEAD"

@@ -55,7 +55,7 @@ public struct HTTPRequest: Sendable {
     /// The headers the server copies out of libwebsockets for handlers.
     public static let collectedHeaders = [
         "host", "origin", "authorization", "content-type", "content-length", "accept",
-        "user-agent", "if-match", "if-none-match", "x-forwarded-for",
+        "user-agent", "if-match", "if-none-match", "x-forwarded-for", "range",
     ]
 }
 

@@ -37,12 +37,15 @@ public enum HookEvent: String, Sendable, CaseIterable {
     case streamStatus
     case streamEvent
     case disconnect
+    case recordingStarted
+    case recordingStopped
+    case recordingFailed
 
     /// Whether the request waits for the backend's verdict (a non-2xx reply refuses it).
     public var authorizes: Bool {
         switch self {
         case .connect, .publishStream, .playStream: return true
-        case .streamStatus, .streamEvent, .disconnect: return false
+        case .streamStatus, .streamEvent, .disconnect, .recordingStarted, .recordingStopped, .recordingFailed: return false
         }
     }
 }

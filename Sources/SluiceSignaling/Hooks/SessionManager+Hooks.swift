@@ -111,7 +111,29 @@ extension SessionManager {
             let fields = MediaJSON.streamEvent(handle: handle, stream: stream, type: type, by: by, data: data)
             notify(.streamEvent, session: session, appKey: appKey, sessionID: sessionID, fields: fields,
                    custom: session.hooks.custom(for: handle))
+        case let .recording(notice):
+            notifyRecording(notice)
         }
+    }
+
+    /// `recordingStarted`, `recordingStopped`, `recordingFailed`: the app's hooks hear of every
+    /// recording, also one that ends after its publisher's session has (then without `seq`,
+    /// `identity` and the handle's `custom`, which went with the session).
+    private func notifyRecording(_ notice: RecordingNotice) {
+        guard let event = HookEvent(rawValue: notice.type), hooks.hooks(forApp: notice.appKey) != nil else { return }
+        var fields: JSONObject = ["handle": .string(notice.handle), "stream": .string(notice.stream)]
+        for (key, value) in notice.data { fields[key] = MediaJSON.json(value) }
+        if let session = hookSubjects[notice.session] ?? connected[notice.session] {
+            notify(event, session: session, appKey: notice.appKey, sessionID: notice.session, fields: fields,
+                   custom: session.hooks.custom(for: notice.handle))
+            return
+        }
+        var body: JSONObject = ["event": .string(event.rawValue), "appKey": .string(notice.appKey),
+                                "sessionId": .string(notice.session), "timestamp": JSONValue(wallClockMillis())]
+        for (key, value) in fields { body[key] = value }
+        body["custom"] = .object(JSONObject())
+        guard let request = hooks.request(event, app: notice.appKey, body: body) else { return }
+        hooks.notify(request, app: notice.appKey)
     }
 
     /// `streamEvent` types that reach the hooks; `resize` and `connectionQuality` do not.

@@ -15,10 +15,12 @@ public struct SignalingConfig: Sendable {
         public var stopWhenExceeded: Bool
         /// The `x-google-start-bitrate` written into publish answers (`StartBitrate`).
         public var startBitrate: StartBitrate
+        /// Which publishes are recorded (`AppRecording`).
+        public var recording: AppRecording
 
         public init(key: String, hooks: HookSettings? = nil, limits: PublishLimits = PublishLimits(),
                     secrets: [String] = [], requireToken: Bool = false, stopWhenExceeded: Bool = false,
-                    startBitrate: StartBitrate = .standard) {
+                    startBitrate: StartBitrate = .standard, recording: AppRecording = .request) {
             self.key = key
             self.hooks = hooks
             self.limits = limits
@@ -26,6 +28,7 @@ public struct SignalingConfig: Sendable {
             self.requireToken = requireToken
             self.stopWhenExceeded = stopWhenExceeded
             self.startBitrate = startBitrate
+            self.recording = recording
         }
     }
 

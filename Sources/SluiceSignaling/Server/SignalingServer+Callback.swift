@@ -35,6 +35,8 @@ extension SignalingServer {
             return 0
         case LWS_CALLBACK_HTTP_BODY_COMPLETION:
             guard let exchange = exchanges[wsi] else { return -1 }
+            // Answered already when the request said `Content-Length: 0`.
+            guard !exchange.answered, exchange.responder == nil else { return 0 }
             return respond(exchange)
         case LWS_CALLBACK_HTTP_WRITEABLE:
             return exchanges[wsi]?.writeNext() ?? 0
@@ -80,7 +82,7 @@ extension SignalingServer {
         ("content-type", WSI_TOKEN_HTTP_CONTENT_TYPE), ("content-length", WSI_TOKEN_HTTP_CONTENT_LENGTH),
         ("accept", WSI_TOKEN_HTTP_ACCEPT), ("user-agent", WSI_TOKEN_HTTP_USER_AGENT),
         ("if-match", WSI_TOKEN_HTTP_IF_MATCH), ("if-none-match", WSI_TOKEN_HTTP_IF_NONE_MATCH),
-        ("x-forwarded-for", WSI_TOKEN_X_FORWARDED_FOR),
+        ("x-forwarded-for", WSI_TOKEN_X_FORWARDED_FOR), ("range", WSI_TOKEN_HTTP_RANGE),
     ]
 
     private func httpRequestArrived(_ wsi: OpaquePointer) -> Int32 {

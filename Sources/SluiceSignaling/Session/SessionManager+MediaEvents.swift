@@ -31,6 +31,9 @@ extension SessionManager {
             guard let target = connected[sessionID] else { return }
             target.send(RPCMessage.notification("streamEvent", MediaJSON.streamEvent(
                 handle: handle, stream: stream, type: type, by: by, data: data)))
+        case .recording:
+            // The publisher's own streamEvent came as a .streamEvent; this one is for hooks.
+            break
         }
     }
 }

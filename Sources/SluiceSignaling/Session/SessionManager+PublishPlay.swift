@@ -16,14 +16,27 @@ extension SessionManager {
         session.appKey.flatMap { config.app(withKey: $0) }?.startBitrate ?? .standard
     }
 
+    /// Whether a publish is recorded: what it asked, under its app's `recording` setting.
+    func recordingDecision(asked: Bool, session: RPCSession) throws(RPCError) -> Bool {
+        let app = session.appKey.flatMap { config.app(withKey: $0) }
+        switch app?.recording ?? .request {
+        case .request: return asked
+        case .always: return true
+        case .off:
+            if asked { throw RPCError(MediaError.limitReached(AppRecording.offMessage(app: app?.key ?? ""))) }
+            return false
+        }
+    }
+
     func publish(_ params: RPCParams, id requestID: JSONValue, session: RPCSession, sessionID: SessionID,
                          followUp: inout FollowUp) throws(RPCError) -> JSONValue {
         let stream = try params.streamName()
         let sdp = try params.sdp()
         let constraints = try params.constraints()
-        let record = try params.optionalBool("record", default: false)
+        let asked = try params.optionalBool("record", default: false)
         let custom = try params.optionalObject("custom")
-        try requireGrant(.publish, stream: stream, record: record, session: session)
+        try requireGrant(.publish, stream: stream, record: asked, session: session)
+        let record = try recordingDecision(asked: asked, session: session)
         // Before any hook: a server without a recorder refuses at once, and makes no handle.
         if record && !media.recordingEnabled { throw RPCError(MediaError.limitReached(MediaEngine.recordingOff)) }
         try requireHandleCapacity(session)
