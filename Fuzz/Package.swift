@@ -23,7 +23,7 @@ let package = Package(
         fuzzTarget("FuzzRTCP", ["SluiceRTP", "SluiceWire"]),
         fuzzTarget("FuzzJSONRPC", ["SluiceJSON", "SluiceJSONParser", "SluiceSignaling", "SluiceControl", "SluiceVocabulary"]),
         fuzzTarget("FuzzWebSocketFrame", ["SluiceClient"]),
-        fuzzTarget("FuzzHTTP", ["SluiceJSON", "SluiceJSONParser", "SluiceSignaling", "SluiceServer"]),
+        fuzzTarget("FuzzHTTP", ["SluiceJSON", "SluiceJSONParser", "SluiceSignaling", "SluiceServer", "SluiceRecord"]),
         fuzzTarget("FuzzJWT", ["SluiceSignaling"]),
         fuzzTarget("FuzzClusterRecords", ["SluiceCluster", "SluiceJSON"]),
         fuzzTarget("FuzzClusterLinks", ["SluiceServer", "SluiceJSON"]),

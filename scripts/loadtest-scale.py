@@ -45,6 +45,9 @@ CLOCK_TICK = os.sysconf("SC_CLK_TCK")
 LINK_SLACK = 0.05
 # What a player must have got to count as placed on a worker or node (packets).
 MIN_PACKETS = 50
+# The recording legs: streams, each with this many players.
+RECORDED_STREAMS = 10
+RECORDED_PLAYERS = 2
 
 
 def free_ports(host, count):
@@ -105,7 +108,7 @@ def metric(values, name, **labels):
 class Node:
     """One Sluice server on `host`, started from the release binary with its own config."""
 
-    def __init__(self, out, name, host, workers, cluster=None):
+    def __init__(self, out, name, host, workers, cluster=None, recording=None):
         self.name, self.host, self.workers = name, host, workers
         self.http_port, self.media_port = free_ports(host, workers)
         config = {
@@ -114,6 +117,8 @@ class Node:
             "apps": [{"key": "defaultApp"}],
             "log": {"level": os.environ.get("LOADTEST_SCALE_LOG", "warn")},
         }
+        if recording:
+            config["recording"] = {"folder": str(recording)}
         if cluster:
             config["cluster"] = {"redis": cluster, "nodeId": name, "relayAddress": f"{host}:{self.media_port}",
                                  "secret": SECRET}
@@ -226,8 +231,8 @@ class Sampler(threading.Thread):
                     self.max_stream_packets[key] = max(self.max_stream_packets.get(key, 0), int(value))
 
 
-def run_tester(out, leg, urls, players, seconds, pid, extra=()):
-    command = [str(LOADTEST), "--url", ",".join(urls), "--publishers", "1", "--players", str(players),
+def run_tester(out, leg, urls, players, seconds, pid, extra=(), publishers=1):
+    command = [str(LOADTEST), "--url", ",".join(urls), "--publishers", str(publishers), "--players", str(players),
                "--duration", str(seconds), "--join-rate", "10", "--join-timeout", "60", "--key-frame-interval", "1",
                "--player-receive", "headers", "--assert-no-loss", "--server-pid", str(pid),
                "--output", str(out / leg), *extra]
@@ -382,6 +387,53 @@ def cluster_leg(out, players, seconds, problems):
     return fig
 
 
+def recording_legs(out, seconds, problems):
+    """Issue 10's benchmark: RECORDED_STREAMS publishers with RECORDED_PLAYERS players each on one
+    worker, once plain and once with every stream recorded. The figures: the server CPU the
+    recordings add, per recorded stream (never asserted), and the players' loss and delay in
+    both runs. What fails: loss in either run (the tester's --assert-no-loss), and a recorded
+    run that did not leave one closed, non-empty file per stream."""
+    figures = []
+    for leg, record in (("record-off", False), ("record-on", True)):
+        folder = out / f"{leg}-files"
+        node = Node(out, leg, "127.0.0.1", 1, recording=folder)
+        node.start()
+        try:
+            cpu0 = node.cpu()
+            rc, result = run_tester(out, leg, [node.url], RECORDED_PLAYERS, seconds, node.process.pid,
+                                    extra=["--record", "on" if record else "off"], publishers=RECORDED_STREAMS)
+            cpu = node.cpu() - cpu0
+        finally:
+            problem = node.stop()
+        if problem:
+            problems.append(f"{leg}: {problem}")
+        if rc != 0:
+            problems.append(f"{leg}: sluice-loadtest exited {rc} (see artifacts/loadtest/{leg}/result.json)")
+        forwarded = sum(player_packets(p) for p in result["players"])
+        fig = figure(leg, result, forwarded, cpu)
+        files = sorted(p for p in folder.rglob("*") if p.is_file())
+        fig.update(recorded=record, files=len(files), fileBytes=sum(p.stat().st_size for p in files),
+                   delayP50Micros=result["delay"].get("p50Micros"), delayP99Micros=result["delay"].get("p99Micros"))
+        if record:
+            closed = [p for p in files if p.suffix == ".webm" and p.stat().st_size > 0]
+            if len(closed) != RECORDED_STREAMS or len(files) != RECORDED_STREAMS:
+                problems.append(f"{leg}: {len(closed)} closed non-empty recordings of {RECORDED_STREAMS} streams "
+                                f"(files: {[str(p.relative_to(folder)) for p in files]})")
+        elif files:
+            problems.append(f"{leg}: files were recorded without --record: {files}")
+        figures.append(fig)
+    if len(figures) == 2:
+        off, on = figures
+        # CPU per second of the measured run, so runs of slightly different length compare.
+        per_second = [f["serverCPUSeconds"] / f["measuredSeconds"] if f["measuredSeconds"] else 0 for f in figures]
+        added = (per_second[1] - per_second[0]) / RECORDED_STREAMS
+        on["addedCorePercentPerRecordedStream"] = round(added * 100, 3)
+        print(f"==== loadtest recording: server CPU {per_second[0] * 100:.1f}% of a core plain, "
+              f"{per_second[1] * 100:.1f}% with {RECORDED_STREAMS} streams recorded: "
+              f"{added * 100:.2f}% of a core per recorded stream; {on['files']} files, {on['fileBytes']} bytes")
+    return figures
+
+
 def table(figures):
     rows = [("leg", "players", "no loss", "forwarded", "CPU s", "CPU µs/pkt", "relay / link")]
     for f in figures:
@@ -405,15 +457,18 @@ def main():
     problems, figures = [], []
     for name, leg in (("workers1", lambda: single_leg(out, "workers1", 1, players, seconds, problems)),
                       ("workers2", lambda: single_leg(out, "workers2", 2, players, seconds, problems)),
-                      ("cluster", lambda: cluster_leg(out, players, seconds, problems))):
-        if name not in os.environ.get("LOADTEST_SCALE_LEGS", "workers1,workers2,cluster").split(","):
+                      ("cluster", lambda: cluster_leg(out, players, seconds, problems)),
+                      ("recording", lambda: recording_legs(out, seconds, problems))):
+        if name not in os.environ.get("LOADTEST_SCALE_LEGS", "workers1,workers2,cluster,recording").split(","):
             continue
         try:
-            figures.append(leg())
+            made = leg()
+            figures.extend(made if isinstance(made, list) else [made])
         except Exception as error:  # a leg that could not run is a failure, and the next still runs
             problems.append(f"{name}: {error}")
     (out / "figures.json").write_text(json.dumps({
-        "what": "1 publisher x N players: one worker, two workers, a 2-node cluster (scripts/loadtest-scale.py)",
+        "what": "1 publisher x N players: one worker, two workers, a 2-node cluster; 10 publishers x 2 players "
+                "plain and recorded (scripts/loadtest-scale.py)",
         "secondsPerLeg": float(seconds), "legs": figures, "problems": problems}, indent=2) + "\n")
     print("==== loadtest scale figures (artifacts/loadtest/figures.json):")
     table(figures)

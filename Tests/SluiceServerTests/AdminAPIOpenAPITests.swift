@@ -25,6 +25,9 @@ import Testing
             "/api/v1/streams/{name}": ["get", "delete"],
             "/api/v1/streams/{name}/mute": ["post"],
             "/api/v1/streams/{name}/unmute": ["post"],
+            "/api/v1/streams/{name}/record": ["post", "delete"],
+            "/api/v1/recordings": ["get"],
+            "/api/v1/recordings/{path}": ["get"],
             "/api/v1/sessions": ["get"],
             "/api/v1/sessions/{id}": ["delete"],
             "/api/v1/cluster": ["get"],
@@ -78,12 +81,13 @@ import Testing
         for (path, item) in document["paths"]?.objectValue ?? JSONObject() {
             for (method, _) in item.objectValue ?? JSONObject() where method != "parameters" {
                 let concrete = path.replacingOccurrences(of: "{name}", with: "cam").replacingOccurrences(of: "{id}", with: "abc")
+                    .replacingOccurrences(of: "{path}", with: "a/cam/x.webm")
                 let response = fixture.request(method.uppercased(), concrete, body: #"{"kind":"audio"}"#)
                 #expect(response.status != 405, "\(method) \(path)")
                 if response.status == 404 {
                     // Only the stream or session is unknown, not the route.
                     let reason = try JSONValue.parse(response.body)["error"]?["reason"]?.stringValue
-                    #expect(reason == "STREAM_NOT_FOUND" || reason == "SESSION_NOT_FOUND", "\(method) \(path)")
+                    #expect(["STREAM_NOT_FOUND", "SESSION_NOT_FOUND", "RECORDING_NOT_FOUND"].contains(reason), "\(method) \(path)")
                 }
             }
         }

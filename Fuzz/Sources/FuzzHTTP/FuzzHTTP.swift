@@ -1,6 +1,8 @@
 import SluiceJSON
 import SluiceJSONParser
-import SluiceServer
+import Foundation
+import SluiceRecord
+@testable import SluiceServer
 @testable import SluiceSignaling
 
 /// Arbitrary HTTP requests to every route of a built (not started) server: the admin API,
@@ -13,8 +15,12 @@ import SluiceServer
 /// body's first line as its Host header: the Location it builds must stay one https:// URL.
 ///
 /// Input: byte 0 picks the method, byte 1 the headers (bit 0: the right admin token, bit 1:
-/// the app key as bearer, bits 2-3: the content type), byte 2 a known path prefix; then the
-/// rest of the path and query up to a newline, then the body.
+/// the app key as bearer, bits 2-3: the content type, bit 4: the body's first line as a
+/// Range header), byte 2 a known path prefix; then the rest of the path and query up to a
+/// newline, then the body.
+///
+/// The server records into a folder that holds one recording, `app/cam/x.webm`: no download
+/// may answer 200 or 206 for anything else, and a 206 must carry what its Content-Range says.
 let adminToken = "fuzz-admin-token"
 let webRoot: String = {
     // Fuzz/Sources/FuzzHTTP/FuzzHTTP.swift -> the repo's web/
@@ -35,6 +41,7 @@ let server: Server = {
     config.turnServers = [TURNServer(urls: ["turn:127.0.0.1:3478?transport=udp"], secret: "fuzz-turn-secret")]
     config.logLevel = "error"
     config.webRoot = webRoot
+    config.recording = RecordingSettings(folder: recordingFolder)
     do {
         return try Server(config: config)
     } catch {
@@ -42,10 +49,19 @@ let server: Server = {
     }
 }()
 
+let recordingFolder: String = {
+    let folder = NSTemporaryDirectory() + "sluice-fuzz-http-recordings"
+    try? FileManager.default.createDirectory(atPath: folder + "/app/cam", withIntermediateDirectories: true)
+    FileManager.default.createFile(atPath: folder + "/app/cam/x.webm", contents: Data(recordingBytes))
+    return folder
+}()
+let recordingBytes = (0..<5000).map { UInt8($0 % 253) }
+
 let staticFiles = StaticFiles(root: webRoot)
 let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD", "BREW"]
 let prefixes = ["/api/v1/streams/", "/api/v1/sessions/", "/whip/", "/whep/", "/metrics", "/health",
-                "/api/v1/openapi.json", "/", "/sdk/", "/whip/cam/", "/api/v1/streams/cam/", "/ws"]
+                "/api/v1/openapi.json", "/", "/sdk/", "/whip/cam/", "/api/v1/streams/cam/", "/ws",
+                "/api/v1/recordings", "/api/v1/recordings/app/cam/", "/api/v1/streams/cam/record"]
 let contentTypes = ["application/json", "application/sdp", "application/trickle-ice-sdpfrag", "text/plain; charset=x"]
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -64,6 +80,8 @@ public func fuzzHTTP(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     var headers: [String: String] = ["content-type": contentTypes[Int(flags >> 2) & 3]]
     if flags & 1 != 0 { headers["authorization"] = "Bearer \(adminToken)" }
     if flags & 2 != 0 { headers["authorization"] = "Bearer defaultApp" }
+    let range = String(decoding: body.prefix { $0 != 0x0A }, as: UTF8.self)
+    if flags & 16 != 0 { headers["range"] = range }
     let request = HTTPRequest(method: methods[Int(bytes[0]) % methods.count], path: path, query: query,
                               headers: headers, body: body)
     let response = server.signaling.router.route(request)
@@ -80,6 +98,11 @@ public func fuzzHTTP(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
        staticFiles.response(for: request).status == 200 {
         fatalError("a static file outside the web root or hidden: \(path)")
     }
+    if path.hasPrefix(AdminAPI.recordingsPath + "/"), response.status == 200 || response.status == 206 {
+        guard path == AdminAPI.recordingsPath + "/app/cam/x.webm" else { fatalError("a download of \(path)") }
+        checkDownload(response)
+    }
+    checkRange(range)
     var redirected = request
     redirected.headers["host"] = String(decoding: body.prefix { $0 != 0x0A }, as: UTF8.self)
     let redirect = HTTPSRedirect.response(for: redirected, httpsPort: 8443, fallbackHost: "127.0.0.1")
@@ -88,4 +111,30 @@ public func fuzzHTTP(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         fatalError("a redirect Location that is not one https:// URL: \(redirect.headers)")
     }
     return 0
+}
+
+/// A download of the one recording: 200 is all of it, 206 exactly the bytes its Content-Range names.
+func checkDownload(_ response: HTTPResponse) {
+    if response.status == 200 {
+        guard response.body == recordingBytes else { fatalError("200 without the whole file") }
+        return
+    }
+    guard let header = response.headers.first(where: { $0.name == "content-range" })?.value,
+          header.hasPrefix("bytes "), header.hasSuffix("/\(recordingBytes.count)") else {
+        fatalError("206 without a valid Content-Range: \(response.headers)")
+    }
+    let span = header.dropFirst("bytes ".count).prefix { $0 != "/" }.split(separator: "-")
+    guard span.count == 2, let first = Int(span[0]), let last = Int(span[1]), first <= last,
+          last < recordingBytes.count, Array(recordingBytes[first...last]) == response.body else {
+        fatalError("206 whose body is not its Content-Range \(header)")
+    }
+}
+
+/// Every parse of a Range header stays inside the file.
+func checkRange(_ header: String) {
+    for size in [0, 1, 5000] {
+        if case .range(let r) = ByteRange.parse(header, size: size), !(0 <= r.first && r.first <= r.last && r.last < size) {
+            fatalError("range \(r) of \(header) outside a file of \(size) bytes")
+        }
+    }
 }

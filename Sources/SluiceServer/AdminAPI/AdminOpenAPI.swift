@@ -31,7 +31,10 @@ enum AdminOpenAPI {
         "parameters": {
           "streamName": {"name": "name", "in": "path", "required": true,
                          "schema": {"type": "string", "pattern": "^[A-Za-z0-9._~-]{1,128}$"}},
-          "sessionId": {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}
+          "sessionId": {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}},
+          "recordingPath": {"name": "path", "in": "path", "required": true,
+                            "description": "a recording's path under recording.folder, as the list gives it (it may hold slashes)",
+                            "schema": {"type": "string"}}
         },
         "responses": {
           "Ok": {"description": "Done", "content": {"application/json": {"schema": {"type": "object", "maxProperties": 0}}}},
@@ -47,6 +50,8 @@ enum AdminOpenAPI {
           "MethodNotAllowed": {"description": "The path exists, the method does not; see the Allow header",
                                "headers": {"Allow": {"schema": {"type": "string"}}},
                                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "RecordingOff": {"description": "The server has no recording.folder (RECORDING_OFF)",
+                           "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "UnsupportedMediaType": {"description": "Content-Type is present and not application/json",
                                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
         },
@@ -96,6 +101,8 @@ enum AdminOpenAPI {
               "publisher": {"allOf": [{"$ref": "#/components/schemas/Handle"}], "nullable": true,
                             "description": "null while only waiting players hold the name"},
               "players": {"type": "array", "items": {"$ref": "#/components/schemas/Handle"}},
+              "recording": {"type": "string", "nullable": true,
+                            "description": "the file being written (without its extension until the first key frame opens it), or null"},
               "muted": {"type": "object", "required": ["audio", "video"],
                         "properties": {"audio": {"$ref": "#/components/schemas/MuteState"},
                                        "video": {"$ref": "#/components/schemas/MuteState"}}}
@@ -109,6 +116,16 @@ enum AdminOpenAPI {
               "handles": {"type": "array", "items": {"type": "object", "required": ["handle", "role", "stream"],
                 "properties": {"handle": {"type": "string"}, "role": {"type": "string", "enum": ["publish", "play"]},
                                "stream": {"type": "string", "nullable": true}}}}
+            }
+          },
+          "Recording": {
+            "type": "object", "required": ["path", "bytes", "modified", "inProgress", "url"],
+            "properties": {
+              "path": {"type": "string", "description": "under recording.folder"},
+              "bytes": {"type": "integer"},
+              "modified": {"type": "integer", "description": "ms since the Unix epoch"},
+              "inProgress": {"type": "boolean", "description": "a .part file: being written, or cut off by a crash"},
+              "url": {"type": "string", "description": "where to download it"}
             }
           },
           "MuteRequest": {
@@ -185,6 +202,58 @@ enum AdminOpenAPI {
                      "403": {"$ref": "#/components/responses/Disabled"},
                      "404": {"$ref": "#/components/responses/NotFound"},
                      "415": {"$ref": "#/components/responses/UnsupportedMediaType"}}}
+        },
+        "/api/v1/streams/{name}/record": {
+          "parameters": [{"$ref": "#/components/parameters/streamName"}],
+          "post": {"summary": "Start recording the live stream (recordingStarted names the file when its first key frame is in)",
+                   "responses": {
+                     "202": {"description": "{\"stream\", \"recording\": true}",
+                             "content": {"application/json": {"schema": {"type": "object"}}}},
+                     "401": {"$ref": "#/components/responses/Unauthorized"},
+                     "403": {"$ref": "#/components/responses/Disabled"},
+                     "404": {"$ref": "#/components/responses/NotFound"},
+                     "409": {"description": "ALREADY_RECORDING, or RECORDING_OFF",
+                             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+                     "422": {"description": "NOTHING_TO_RECORD: no track of a codec Sluice records",
+                             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}},
+          "delete": {"summary": "Stop the recording; the file is closed with what it has (recordingStopped follows); the stream goes on",
+                     "responses": {
+                       "200": {"description": "{\"stream\", \"recording\": false}",
+                               "content": {"application/json": {"schema": {"type": "object"}}}},
+                       "401": {"$ref": "#/components/responses/Unauthorized"},
+                       "403": {"$ref": "#/components/responses/Disabled"},
+                       "404": {"description": "STREAM_NOT_FOUND, or NOT_RECORDING",
+                               "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+                       "409": {"$ref": "#/components/responses/RecordingOff"}}}
+        },
+        "/api/v1/recordings": {
+          "get": {"summary": "The recordings under recording.folder, by path",
+                  "responses": {
+                    "200": {"description": "folder and recordings",
+                            "content": {"application/json": {"schema": {"type": "object", "required": ["folder", "recordings"],
+                              "properties": {"folder": {"type": "string"},
+                                             "recordings": {"type": "array", "items": {"$ref": "#/components/schemas/Recording"}}}}}}},
+                    "401": {"$ref": "#/components/responses/Unauthorized"},
+                    "403": {"$ref": "#/components/responses/Disabled"},
+                    "409": {"$ref": "#/components/responses/RecordingOff"}}}
+        },
+        "/api/v1/recordings/{path}": {
+          "parameters": [{"$ref": "#/components/parameters/recordingPath"},
+                         {"name": "Range", "in": "header", "required": false, "schema": {"type": "string", "example": "bytes=0-"}}],
+          "get": {"summary": "Download a recording; one Range (bytes=a-b, a-, -n) answers 206 with at most 16 MiB",
+                  "responses": {
+                    "200": {"description": "The whole file (at most 16 MiB; larger ones answer 413 and are fetched in ranges)",
+                            "content": {"video/webm": {}, "video/mp4": {}}},
+                    "206": {"description": "The range, with Content-Range", "content": {"video/webm": {}, "video/mp4": {}}},
+                    "401": {"$ref": "#/components/responses/Unauthorized"},
+                    "403": {"$ref": "#/components/responses/Disabled"},
+                    "404": {"description": "RECORDING_NOT_FOUND",
+                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+                    "409": {"$ref": "#/components/responses/RecordingOff"},
+                    "413": {"description": "FILE_TOO_LARGE: ask with Range",
+                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+                    "416": {"description": "RANGE_NOT_SATISFIABLE, with Content-Range: bytes */size",
+                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}}
         },
         "/api/v1/sessions": {
           "get": {"summary": "Connected sessions and their handles",

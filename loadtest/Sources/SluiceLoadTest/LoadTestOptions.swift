@@ -54,6 +54,9 @@ public struct LoadTestOptions: Sendable, Equatable, Codable {
     /// known (on a cluster's edge, before the origin's record reached Redis) waits for it
     /// instead of failing with 1004.
     public var playWait = false
+    /// Publishers publish with `record: true` (`--record`): the server records every stream
+    /// (it needs `recording.folder`), for the CPU a recording adds.
+    public var record = false
     public var maxWidth: Int?
     public var maxHeight: Int?
     /// Players that start joining per second.
@@ -125,6 +128,7 @@ extension LoadTestOptions {
                                     the server's abs-send-time stamp, no key frames (a cheaper player; UDP only)
           --play-wait on|off        players play with wait: true, so a play before the stream is known (a
                                     cluster's edge before the origin's record reached Redis) waits (off)
+          --record on|off           publishers publish with record: true (the server needs recording.folder) (off)
           --join-rate R             players starting to join per second (10)
           --duration S              seconds from the first player's join to the end (30)
           --key-frame-interval S    seconds between key frames (2)
@@ -213,6 +217,7 @@ extension LoadTestOptions {
                 }
                 options.playerReceive = mode
             case "--play-wait": options.playWait = try onOff(name, try value())
+            case "--record": options.record = try onOff(name, try value())
             case "--width": options.maxWidth = try integer(name, try value(), in: 1...16384)
             case "--height": options.maxHeight = try integer(name, try value(), in: 1...16384)
             case "--join-rate": options.joinRate = try number(name, try value(), in: 0.01...10_000)
@@ -289,6 +294,9 @@ extension LoadTestOptions {
         }
         if !audio && !video {
             throw OptionError("--audio off and --video off leave nothing to send")
+        }
+        if record && target == .janus {
+            throw OptionError("--record on works with --target sluice only")
         }
         if playWait && target == .janus {
             throw OptionError("--play-wait on works with --target sluice only")

@@ -44,7 +44,7 @@ final class SluicePublisher: LoadTestPublisher, @unchecked Sendable {
             return false
         }
         let answer = try await session.publish(stream: streamName, sdp: connection.localDescription,
-                                               constraints: constraints)
+                                               constraints: constraints, record: options.record ? true : nil)
         try await connection.setRemoteDescription(answer.sdp)
         try await connection.waitUntilConnected(timeout: SluicePlayer.secondsLeft(until: deadline))
         let timer = Task {

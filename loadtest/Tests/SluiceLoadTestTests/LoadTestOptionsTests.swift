@@ -42,6 +42,14 @@ struct LoadTestOptionsTests {
         }
     }
 
+    @Test func recordIsOffUnlessAsked() throws {
+        #expect(!(try LoadTestOptions.parse([])).record)
+        #expect(try LoadTestOptions.parse(["--record", "on"]).record)
+        #expect(throws: OptionError("--record on works with --target sluice only")) {
+            try LoadTestOptions.parse(["--record", "on", "--target", "janus", "--url", "ws://127.0.0.1:8188/"])
+        }
+    }
+
     @Test func spawnAndItsConfig() throws {
         let options = try LoadTestOptions.parse(["--spawn", ".build/release/sluice", "--spawn-config", "conf/x.json"])
         #expect(options.spawnPath == ".build/release/sluice" && options.spawnConfig == "conf/x.json")
