@@ -11,8 +11,10 @@
 # (players on both workers, one hand-over per packet), and on a 2-node cluster (Redis, node1 on
 # 127.0.0.1 publishing, node2 on 127.0.0.2; one relay link, one copy of the stream on it, not
 # one per player); figures (players without loss, server CPU per forwarded packet, the link's
-# packets) in artifacts/loadtest/figures.json and a table at the end. Needs root, redis-server
-# and a release build (swift build -c release).
+# packets) in artifacts/loadtest/figures.json and a table at the end. Then issue 10's legs: 10
+# publishers x 2 players on one worker, plain and with every stream recorded (`--record on`):
+# the server CPU per recorded stream, the players' loss and delay in both, and one closed file
+# per stream. Needs root, redis-server and a release build (swift build -c release).
 #   LOADTEST_SECONDS=6 LOADTEST_PLAYERS=5 LOADTEST_SCALE_SECONDS=8 LOADTEST_SCALE_PLAYERS=30 scripts/loadtest-smoke.sh
 set -uo pipefail
 

@@ -8,8 +8,9 @@
 #   fuzz     scripts/fuzz.sh                  (every target, FUZZ_SECONDS each, default 30)
 #   interop  scripts/interop.sh: pytest interop/ in a network namespace with only `lo`
 #   loadtest scripts/loadtest-smoke.sh: sluice-loadtest, 1 publisher x 5 players, --assert-no-loss;
-#            then 1 x 30 on 1 worker, 2 workers and a 2-node cluster (scripts/loadtest-scale.py)
-#   leaks    scripts/leaks.sh: interop tests (bad input, hooks, admin, WHIP) against the server
+#            then 1 x 30 on 1 worker, 2 workers and a 2-node cluster, and 10 x 2 plain and
+#            recorded (scripts/loadtest-scale.py)
+#   leaks    scripts/leaks.sh: interop tests (bad input, hooks, admin, recording, WHIP) against the server
 #            under valgrind; any leaked block or memory error fails
 # Every stage runs even if an earlier one failed; the script fails if any stage failed.
 # The whole run stays within SLUICE_TIME_BUDGET seconds (default 5000, under CI's 90 minutes):
