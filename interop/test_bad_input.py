@@ -208,3 +208,47 @@ async def _bad_tcp_media_connections(server, figures):
         for s in sockets:
             s.close()
         await close_all(*reversed(live))
+
+
+def _read_responses(s: socket.socket, count: int, deadline: float) -> list[tuple[int, bytes]]:
+    """`count` HTTP/1.1 responses (status, body) read off one keep-alive connection; any bytes
+    after them are returned as a last (0, extra) entry."""
+    data = b""
+    out = []
+    while len(out) < count and time.monotonic() < deadline:
+        head_end = data.find(b"\r\n\r\n")
+        if head_end >= 0:
+            head = data[:head_end].decode("latin-1").split("\r\n")
+            length = next((int(h.split(":", 1)[1]) for h in head if h.lower().startswith("content-length:")), 0)
+            if len(data) >= head_end + 4 + length:
+                out.append((int(head[0].split()[1]), data[head_end + 4:head_end + 4 + length]))
+                data = data[head_end + 4 + length:]
+                continue
+        try:
+            chunk = s.recv(65536)
+        except socket.timeout:
+            break
+        if not chunk:
+            break
+        data += chunk
+    try:
+        s.settimeout(0.3)
+        data += s.recv(65536)
+    except (socket.timeout, OSError):
+        pass
+    if data:
+        out.append((0, data))
+    return out
+
+
+def test_empty_post_body_is_answered_once(server):
+    """`Content-Length: 0` on a POST: one answer, and the next request on the same connection
+    gets its own (lws ends such a body with a completion callback of its own, which once
+    answered the request a second time, headers and all)."""
+    host, port = server.http_url.split("//")[1].split(":")
+    with socket.create_connection((host, int(port)), timeout=5) as s:
+        s.sendall(b"POST /api/v1/streams/nobody/mute HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"
+                  b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        answers = _read_responses(s, 2, time.monotonic() + 5)
+    assert [status for status, _ in answers] == [401, 200], answers
+    assert json.loads(answers[0][1])["error"]["reason"] == "UNAUTHORIZED" and json.loads(answers[1][1])["status"] == "ok", answers
