@@ -23,7 +23,11 @@ SECONDS = 10
 def server_config_overrides(request, tmp_path) -> dict:
     if request.node.get_closest_marker("without_recording"):
         return {}
-    return {"recording": {"folder": str(tmp_path / "recordings")}}
+    recording = {"folder": str(tmp_path / "recordings")}
+    layer = request.node.get_closest_marker("recording_layer")
+    if layer:
+        recording["layer"] = layer.args[0]
+    return {"recording": recording}
 
 
 def test_aiortc_vp8_opus_recording(server, tmp_path, figures):
@@ -114,10 +118,16 @@ WIDTHS = {"q": 320, "h": 640, "f": 1280}
 
 
 def test_chromium_simulcast_records_the_top_layer(server, figures):
-    asyncio.run(_simulcast(server, figures))
+    asyncio.run(_simulcast(server, figures, (1280, 720)))
 
 
-async def _simulcast(server, figures):
+@pytest.mark.recording_layer("low")
+def test_chromium_simulcast_records_the_configured_layer(server, figures):
+    """`recording.layer: "low"`: the smallest layer by measured size, not the top."""
+    asyncio.run(_simulcast(server, figures, (320, 180)))
+
+
+async def _simulcast(server, figures, size):
     stream = "recorded-simulcast"
     notes = "window.sim.pub.client.notes.filter((n) => n.method === 'streamEvent').map((n) => n.params)"
     async with chromium_page() as page:
@@ -135,7 +145,7 @@ async def _simulcast(server, figures):
     p = probe(path)
     video = p.stream("video")
     assert video and video["codec_name"] == "vp8", p.streams
-    assert (video["width"], video["height"]) == (1280, 720), f"the top layer is recorded: {video}"
+    assert (video["width"], video["height"]) == size, f"the {size} layer is recorded: {video}"
     errors = decode_errors(path)
     assert errors == "", f"ffmpeg found errors decoding the file: {errors}"
     numbers, _ = video_numbers(path)

@@ -94,7 +94,8 @@ extension MediaEngine {
         let ring = RecordingRing()
         recorder.start(id: id, ring: ring, tracks: tracks, path: base)
         let media = workerStreams[worker]
-        workers[worker].execute { media.startRecording(handle, ring: ring) }
+        let layer = recorder.settings.layer
+        workers[worker].execute { media.startRecording(handle, ring: ring, layer: layer) }
         return id
     }
 

@@ -119,8 +119,8 @@ package final class WorkerStreams {
     // MARK: Recording (docs/design.md, "Recording")
 
     /// Records the stream of publisher `handle` into `ring` from now on (audio, and video of
-    /// `layer`, the top one when nil), until the publisher leaves or `stopRecording`.
-    package func startRecording(_ handle: StreamHandle, ring: RecordingRing, layer: Int? = nil) {
+    /// the `layer` rank), until the publisher leaves or `stopRecording`.
+    package func startRecording(_ handle: StreamHandle, ring: RecordingRing, layer: RecordedLayer = .top) {
         guard taps[handle] == nil, let router = producers[handle]?.router else {
             ring.closed.store(true, ordering: .releasing)
             return

@@ -1,3 +1,5 @@
+import SluiceMedia
+
 /// `recording`: where the recorder writes and how long it waits for repairs (README.md,
 /// "Recording"). Absent from the config: recording is off, and `record: true` is refused.
 public struct RecordingSettings: Sendable, Equatable {
@@ -8,11 +10,15 @@ public struct RecordingSettings: Sendable, Equatable {
     public var template: String
     /// `recording.jitterMs`: how long an incomplete frame waits for NACK repairs.
     public var jitterMillis: Int
+    /// `recording.layer`: the simulcast layer recorded, by size rank.
+    public var layer: RecordedLayer
 
     public static let defaultTemplate = "{app}/{stream}/{start}"
 
-    public init(folder: String, template: String = RecordingSettings.defaultTemplate, jitterMillis: Int = 200) {
+    public init(folder: String, template: String = RecordingSettings.defaultTemplate, jitterMillis: Int = 200,
+                layer: RecordedLayer = .top) {
         self.folder = folder
+        self.layer = layer
         self.template = template
         self.jitterMillis = jitterMillis
     }

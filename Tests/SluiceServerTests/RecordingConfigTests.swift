@@ -11,6 +11,9 @@ import Testing
         #expect(config.apps.map(\.recording) == [.request, .always, .off])
         #expect(config.apps.map { Server.signalingApp($0).recording } == [.request, .always, .off])
         #expect(try parseConfig("{}").apps.first?.recording == .request)
+        #expect(config.recording?.layer == .top)
+        let low = try parseConfig(#"{"recording": {"folder": "/tmp/sluice-recording-config-test", "layer": "low"}}"#)
+        #expect(low.recording?.layer == .low)
     }
 
     @Test(arguments: [
@@ -18,6 +21,8 @@ import Testing
         (#"{"apps": [{"key": "a", "recording": true}]}"#, "apps[0].recording", "must be a string"),
         (#"{"apps": [{"key": "a"}, {"key": "b", "recording": "always"}]}"#, "apps[1].recording", "needs recording.folder"),
         (#"{"recording": {}}"#, "recording.folder", "is required"),
+        (#"{"recording": {"folder": "/tmp/x", "layer": 2}}"#, "recording.layer", "must be a string"),
+        (#"{"recording": {"folder": "/tmp/x", "layer": "best"}}"#, "recording.layer", "must be one of"),
         (#"{"recording": {"folder": "/tmp/x", "template": "../{stream}"}}"#, "recording.template", "relative path"),
     ])
     func badValuesNameTheKey(text: String, key: String, problem: String) throws {

@@ -4,22 +4,22 @@ import SluiceWire
 
 /// A recording's end on the stream's home worker: one more member of the router's fan-out,
 /// beside the consumers, which copies the packets the recording needs into its
-/// `RecordingRing`: every audio packet, and the video packets of one layer (the top one,
-/// by measured size, unless the recording names one). It sees what players see: a muted
-/// kind sends nothing, so a mute leaves a gap in the file's timeline.
+/// `RecordingRing`: every audio packet, and the video packets of one layer (by measured
+/// size: the top one unless `recording.layer` names another rank). It sees what players
+/// see: a muted kind sends nothing, so a mute leaves a gap in the file's timeline.
 ///
 /// Off the packet path, on the worker's tick: it picks the layer once the producer has
 /// measured them, and asks the publisher for a key frame when the recorder wants one.
 final class RecordingTap: WorkerTickable {
     let publisher: StreamHandle
     let ring: RecordingRing
-    /// The layer asked for (nil: the top one).
-    let requestedLayer: Int?
+    /// The layer asked for, by size rank (`recording.layer`).
+    let requestedLayer: RecordedLayer
     weak var upstream: Router?
     /// The video layer copied into the ring; -1 until chosen.
     private(set) var layer = -1
 
-    init(publisher: StreamHandle, ring: RecordingRing, layer: Int?) {
+    init(publisher: StreamHandle, ring: RecordingRing, layer: RecordedLayer) {
         self.publisher = publisher
         self.ring = ring
         requestedLayer = layer
@@ -56,18 +56,17 @@ final class RecordingTap: WorkerTickable {
     static let settleMicros: UInt64 = 5_000_000
     private var firstTick: UInt64 = 0
 
-    /// The requested layer if the source has it; else the largest active layer once every
-    /// layer is measured and active (a simulcast encoder starts its top layer last, when its
-    /// bandwidth estimate allows), or once `settled`; a single-layer source at once. The
-    /// choice is kept: a switch would need the file's video track to start again.
-    static func choose(_ requested: Int?, from router: Router, settled: Bool) -> Int? {
+    /// The requested rank among the active layers, once every layer is measured and active
+    /// (a simulcast encoder starts its top layer last, when its bandwidth estimate allows), or
+    /// once `settled`; a single-layer source at once. The choice is kept: a switch would need
+    /// the file's video track to start again.
+    static func choose(_ requested: RecordedLayer, from router: Router, settled: Bool) -> Int? {
         guard router.source != nil else { return nil }
         if !router.isSimulcast { return 0 }
         let layers = router.measuredLayers
-        if let requested, layers.contains(where: { $0.index == requested }) { return requested }
         let measured = layers.filter { $0.active && $0.width > 0 && $0.height > 0 }
         guard !measured.isEmpty, settled || measured.count == layers.count else { return nil }
-        return measured.max { $0.width * $0.height < $1.width * $1.height }?.index
+        return requested.pick(measured.map { (index: $0.index, area: $0.width * $0.height) })
     }
 
     /// The tap is gone: the recorder drains the ring and closes the file.

@@ -1,11 +1,12 @@
 import SluiceJSON
+import SluiceMedia
 import SluiceRecord
 
 /// `recording` (README.md, "Recording"): absent, the server records nothing and refuses
 /// `record: true`. The folder is made at start; one that cannot be written stops the start.
 enum RecordingConfig {
     static func parse(_ value: JSONValue, key: String) throws(ConfigError) -> RecordingSettings {
-        let reader = try ConfigReader(value, path: key, known: ["folder", "template", "jitterMs"])
+        let reader = try ConfigReader(value, path: key, known: ["folder", "template", "jitterMs", "layer"])
         let folder = try reader.string("folder", default: "")
         guard !folder.isEmpty else {
             throw ConfigError(key: "\(key).folder", problem: "is required when \(key) is set: the folder recordings go to")
@@ -16,6 +17,9 @@ enum RecordingConfig {
                               problem: "must be a relative path inside the folder, such as \"{app}/{stream}/{start}\", not \"\(template)\"")
         }
         let jitter = try reader.int("jitterMs", default: 200, range: 0...2000)
-        return RecordingSettings(folder: folder, template: template, jitterMillis: jitter)
+        let layer = try reader.string("layer", default: RecordedLayer.top.rawValue,
+                                      allowed: Set(RecordedLayer.allCases.map(\.rawValue)))
+        return RecordingSettings(folder: folder, template: template, jitterMillis: jitter,
+                                 layer: RecordedLayer(rawValue: layer) ?? .top)
     }
 }

@@ -1,0 +1,21 @@
+/// `recording.layer`: which simulcast layer a recording takes, by measured size among the
+/// layers the publisher sends (a single-layer stream has only the one).
+public enum RecordedLayer: String, Sendable, Equatable, CaseIterable {
+    /// The largest: what a viewer on a good link sees.
+    case top
+    /// The middle one (the lower middle of an even count), as `quality: "medium"` picks.
+    case middle
+    /// The smallest: the cheapest file.
+    case low
+
+    /// The chosen layer's index among `layers` (index, pixel area), or nil for none.
+    func pick(_ layers: [(index: Int, area: Int)]) -> Int? {
+        let ranked = layers.sorted { $0.area < $1.area }
+        guard !ranked.isEmpty else { return nil }
+        switch self {
+        case .top: return ranked[ranked.count - 1].index
+        case .middle: return ranked[(ranked.count - 1) / 2].index
+        case .low: return ranked[0].index
+        }
+    }
+}
