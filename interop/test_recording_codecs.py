@@ -194,3 +194,62 @@ async def _resize(server, figures):
     figures({"framesAt640x480": first_small, "framesAt320x240": len(sizes) - first_small,
              "firstSmallNumber": small_numbers[0], "resizedFromNumber": resized_from,
              "framesLostAtSwitch": small_numbers[0] - resized_from})
+
+
+SCALE_DOWN = r"""
+async () => {
+  const sender = window.rec.pc.getSenders().find((s) => s.track && s.track.kind === 'video');
+  const params = sender.getParameters();
+  params.encodings[0].scaleResolutionDownBy = 2;
+  await sender.setParameters(params);
+}
+"""
+
+
+def test_h264_resize_starts_a_new_mp4(server, figures):
+    """Chromium's H264 drops from 640x480 to 320x240 mid-recording (scaleResolutionDownBy 2):
+    the MP4 is closed at the first key frame of the new size (recordingStopped) and the rest
+    goes to `<name>-2.mp4` (recordingStarted), which starts at 0; each file holds one size."""
+    asyncio.run(_h264_resize(server, figures))
+
+
+async def _h264_resize(server, figures):
+    stream = "recorded-h264-resize"
+    async with chromium_page() as page:
+        capabilities = await page.evaluate(
+            "RTCRtpSender.getCapabilities('video').codecs.filter((c) => c.mimeType === 'video/H264').length")
+        if not capabilities:
+            pytest.skip("this Chromium cannot send H264: RTCRtpSender.getCapabilities has none")
+        await page.evaluate(PUBLISH_SCRIPT, [server.ws_url, stream, "video/H264", "packetization-mode=1", WIDTH, HEIGHT])
+        await poll(page, OUTBOUND, lambda o: o["frameWidth"] == WIDTH and o["mimeType"] == "video/H264", 30,
+                   "H264 at 640 wide")
+        events = await poll(page, NOTES, lambda e: any(n["type"] == "recordingStarted" for n in e), 20,
+                            "recordingStarted")
+        first = next(n for n in events if n["type"] == "recordingStarted")["data"]["path"]
+        await asyncio.sleep(2.5)
+        await page.evaluate(SCALE_DOWN)
+        await poll(page, OUTBOUND, lambda o: o["frameWidth"] == WIDTH // 2, 15, "H264 at 320 wide")
+        events = await poll(page, NOTES, lambda e: sum(n["type"] == "recordingStarted" for n in e) >= 2, 15,
+                            "a second recordingStarted after the resize")
+        await asyncio.sleep(2.5)
+        await page.evaluate("window.sluice.call('stop', {handle: window.rec.handle})")
+        events = await page.evaluate(NOTES)
+    recording = [(n["type"], n["data"].get("path")) for n in events if n["type"].startswith("recording")]
+    second = [path for kind, path in recording if kind == "recordingStarted"][1]
+    assert recording[:3] == [("recordingStarted", first), ("recordingStopped", first), ("recordingStarted", second)], \
+        recording
+    assert second == first[:-len(".mp4")] + "-2.mp4", (first, second)
+    await wait_closed(second)
+    results = {}
+    for path, size in ((first, (WIDTH, HEIGHT)), (second, (WIDTH // 2, HEIGHT // 2))):
+        p = probe(path)
+        video = p.stream("video")
+        assert video and video["codec_name"] == "h264" and (video["width"], video["height"]) == size, (path, video)
+        assert p.stream("audio") and p.stream("audio")["codec_name"] == "opus", p.streams
+        errors = decode_errors_at_file_times(path)
+        assert errors == "", f"ffmpeg found errors decoding {path}: {errors}"
+        sizes = frame_sizes(path)
+        assert sizes and set(sizes) == {size}, f"{path} decodes at {sorted(set(sizes))}"
+        assert float(video.get("start_time") or 0) < 0.1, f"{path} starts at {video.get('start_time')} s"
+        results[os.path.basename(path)] = {"size": list(size), "frames": len(sizes), "durationS": p.duration_s}
+    figures({"segments": results})
