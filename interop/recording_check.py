@@ -105,11 +105,13 @@ async def wait_closed(path: str, timeout: float = 15.0) -> None:
 def decode_errors_at_file_times(path: str) -> str:
     """What `ffmpeg -v error` says decoding every video frame at its own time in the file
     ('' when nothing is wrong). A plain `-f null` output takes its time base from the guessed
-    frame rate (r_frame_rate, e.g. 1/20 s); two frames that a jittery capture clock put less
-    than one such tick apart (Chromium's fake camera on a busy machine: 20 ms after a 78 ms
-    gap) land in one tick, and the null muxer logs "non monotonically increasing dts" although
-    both decoded. At 1/1000 s every frame the recorder wrote (strictly increasing ms) keeps its
-    own time; decoder errors are reported as before."""
+    frame rate (r_frame_rate), and two frames less than one such tick apart land in one tick:
+    the null muxer then logs "non monotonically increasing dts" although both decoded. Seen
+    here (a) with Chromium's fake camera on a busy machine (20 ms after a 78 ms gap, 1/20 s
+    ticks) and (b) with aiortc's regular 33/34 ms frames under loss, where the gaps of skipped
+    frames made ffmpeg guess 359/12 fps (ticks of 33.4 ms). At 1/1000 s every frame the
+    recorder wrote (strictly increasing ms) keeps its own time; decoder errors are reported
+    as before."""
     out = subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", path, "-enc_time_base:v", "1:1000",
                           "-f", "null", "-"], capture_output=True, text=True, timeout=120)
     return (out.stderr.strip() + (f" (exit {out.returncode})" if out.returncode else "")).strip()

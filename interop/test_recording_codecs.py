@@ -177,7 +177,7 @@ async def _resize(server, figures):
     assert video and video["codec_name"] == "vp8", p.streams
     # The track entry keeps the first size; the frames carry their own.
     assert (video["width"], video["height"]) == (640, 480), video
-    errors = decode_errors(path)
+    errors = decode_errors_at_file_times(path)
     assert errors == "", f"ffmpeg found errors decoding the resized file: {errors}"
     sizes = frame_sizes(path)
     # The control: both sizes are in the file, the first size first, and only one switch.
