@@ -41,9 +41,11 @@ package enum EventWords {
         }
     }
 
-    /// A recording's event, with the recording's id.
-    package static func words(_ event: RecordingEvent) -> (String, Words) {
+    /// A recording's event, with the recording's id; `ended` has no words (nothing is sent).
+    package static func words(_ event: RecordingEvent) -> (String, Words?) {
         switch event {
+        case .ended(let id):
+            return (id, nil)
         case .started(let id, let path):
             return (id, Words(type: "recordingStarted", by: nil, data: ["path": .string(path)]))
         case .stopped(let id, let summary):

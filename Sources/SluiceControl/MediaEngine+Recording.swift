@@ -110,15 +110,30 @@ extension MediaEngine {
     /// On the control thread, from `drainEvents`: the publisher hears of its recording while
     /// its handle lasts, the app's hooks always, and the server log has every one.
     func recordingEvent(_ event: RecordingEvent) {
-        let (id, words) = EventWords.words(event)
+        let (id, said) = EventWords.words(event)
         guard var recording = recordings[id] else { return }
         switch event {
         case .started(_, let path):
+            // Also the next segment's file, after an MP4 resize.
             recording.path = path
             recordings[id] = recording
-        case .stopped, .failed:
+        case .stopped:
+            recording.path = nil
+            recordings[id] = recording
+        case .failed:
+            // Nothing more is written: the tap goes (its ring closes, and the recorder ends
+            // the recording), and the stream is free to be recorded again.
+            recording.stopping = true
+            recordings[id] = recording
+            if let worker = handles[recording.handle]?.worker {
+                let media = workerStreams[worker]
+                let handle = recording.handle
+                workers[worker].execute { media.stopRecording(handle) }
+            }
+        case .ended:
             recordings[id] = nil
         }
+        guard let words = said else { return }
         emitEvent(recording.handle, words)
         pending.append(.recording(RecordingNotice(session: recording.session, handle: recording.handle,
                                                   stream: recording.stream, appKey: recording.appKey,

@@ -68,8 +68,10 @@ public final class Recorder: @unchecked Sendable {
             let now = MonotonicClock.nowMicros()
             sessions.removeAll { session in
                 let open = session.pump(now: now)
-                if !open || stop { session.finish() }
-                return !open || stop
+                guard !open || stop else { return false }
+                session.finish()
+                events(.ended(id: session.id))
+                return true
             }
             if stop { break }
             usleep(Self.pollMicros)

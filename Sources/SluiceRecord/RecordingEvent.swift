@@ -7,6 +7,10 @@ public enum RecordingEvent: Sendable, Equatable {
     case stopped(id: String, summary: RecordingSummaryFigures)
     /// The recording ended early; the stream goes on.
     case failed(id: String, path: String, reason: FailureReason, message: String)
+    /// The recording is over: its ring is drained and its last file closed (or it never
+    /// opened one: the publisher left before a key frame). Always the recording's last
+    /// event; an MP4 resize gives `stopped` then `started` (the next segment) before it.
+    case ended(id: String)
 
     public enum FailureReason: String, Sendable {
         case diskFull = "DISK_FULL"

@@ -80,17 +80,36 @@ final class RecordingSession {
             if tracks.video != nil && !(frame.kind == .video && frame.isKeyFrame) { return }
             guard open(at: frame) else { return }
         }
-        guard let writer else { return }
+        guard writer != nil else { return }
         let millis = timeline.millis(kind: frame.kind, rtpTimestamp: frame.rtpTimestamp, arrivalMicros: frame.arrivalMicros)
+        if let current = writer?.video, needsNewSegment(frame, current: current) {
+            // A container that cannot carry the new size in place (MP4): this file is closed
+            // and the next one starts at this key frame, at 0 (each segment plays alone).
+            guard closeWriter(), open(at: frame) else { return }
+            segmentOriginMillis = millis
+        }
+        guard let writer else { return }
         do {
-            try writer.write(frame.data, track: frame.kind == .audio ? .audio : .video, ptsMillis: millis,
-                             isKeyFrame: frame.isKeyFrame)
+            try writer.write(frame.data, track: frame.kind == .audio ? .audio : .video,
+                             ptsMillis: millis - segmentOriginMillis, isKeyFrame: frame.isKeyFrame)
         } catch RecordingWriteError.timestampWentBack {
             // The timeline never goes back per track; a frame refused here is dropped alone.
             return
         } catch {
             fail(error)
         }
+    }
+
+    /// The timeline's time (ms) of the current file's first frame: its 0.
+    private var segmentOriginMillis: Int64 = 0
+
+    /// A video key frame whose size differs from the file's track, in a container that does
+    /// not carry a resize in place (RecordingContainer): MP4's avcC holds the first SPS, and a
+    /// changed one in the samples is not followed by every player.
+    private func needsNewSegment(_ frame: AssembledFrame, current: RecordedVideoTrack) -> Bool {
+        guard frame.kind == .video, frame.isKeyFrame, let writer, !writer.container.carriesResizeInPlace,
+              let width = frame.width, let height = frame.height, width > 0, height > 0 else { return false }
+        return width != current.width || height != current.height
     }
 
     private func open(at frame: AssembledFrame) -> Bool {
@@ -136,7 +155,13 @@ final class RecordingSession {
 
     /// Closes the file: the trailer, then the final name.
     func finish() {
-        guard let writer, !failed else { return }
+        _ = closeWriter()
+    }
+
+    /// Closes the current file and reports it (`stopped`); false when there was none or the
+    /// close failed (then the recording has failed).
+    private func closeWriter() -> Bool {
+        guard let writer, !failed else { return false }
         self.writer = nil
         let dropped = ring.dropped.load(ordering: .relaxed)
         do {
@@ -146,8 +171,10 @@ final class RecordingSession {
             log("recording \(path): stopped, \(summary.durationMillis) ms, \(summary.bytes) bytes"
                 + (dropped > 0 ? ", damaged (\(dropped) packets dropped)" : ""))
             events(.stopped(id: id, summary: figures))
+            return true
         } catch {
             fail(error)
+            return false
         }
     }
 }

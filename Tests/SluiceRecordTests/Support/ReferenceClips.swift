@@ -26,6 +26,10 @@ enum ReferenceClips {
     /// The same from MP4: an avcC record and 4-byte length-prefixed frames.
     static let h264AVCC = make("h264-avcc.mp4", video + ["-t", "2", "-c:v", "libx264", "-profile:v", "baseline",
                                                          "-pix_fmt", "yuv420p", "-bf", "0", "-g", "30"])
+    /// H264 at a second size (Annex B, as h264Opus), for a resize in an MP4 recording.
+    static let h264Large = make("h264-large.ts", ["-f", "lavfi", "-i", "testsrc=size=640x360:rate=30", "-t", "1",
+                                                  "-c:v", "libx264", "-profile:v", "baseline", "-pix_fmt", "yuv420p",
+                                                  "-bf", "0", "-g", "30"])
     /// VP8 at a second size, for a resize in the middle of a recording.
     static let vp8Large = make("vp8-large.webm", ["-f", "lavfi", "-i", "testsrc=size=640x360:rate=30", "-t", "1",
                                                   "-c:v", "libvpx", "-b:v", "500k"])
