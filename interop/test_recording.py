@@ -10,7 +10,7 @@ import pytest
 
 from chromium import chromium_page
 from polling import poll
-from recording_check import decode_errors, mkvinfo_problems, probe, video_numbers
+from recording_check import decode_errors_at_file_times as decode_errors, mkvinfo_problems, probe, video_numbers
 from rpc_assert import expect_rpc_error
 from sessions import open_session
 from media import Publisher

@@ -13,7 +13,7 @@ import urllib.request
 import pytest
 
 from media import Publisher
-from recording_check import decode_errors, probe
+from recording_check import decode_errors_at_file_times as decode_errors, probe
 from sessions import open_session
 from sluice_client import SluiceClient
 from test_hooks import SECRET, HookReceiver, expected_signature
