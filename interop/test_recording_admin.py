@@ -16,18 +16,10 @@ from media import Publisher
 from recording_check import decode_errors_at_file_times as decode_errors, probe
 from sessions import open_session
 from sluice_client import SluiceClient
-from test_hooks import SECRET, HookReceiver, expected_signature
+from test_hooks import SECRET, expected_signature, receiver  # noqa: F401 (receiver is a fixture)
 
 HOOKED_APP = "hooked"
 ALWAYS_APP = "always"
-
-
-@pytest.fixture
-def receiver():
-    r = HookReceiver()
-    r.start()
-    yield r
-    r.stop()
 
 
 @pytest.fixture

@@ -268,12 +268,14 @@ def figure(leg, result, forwarded, cpu):
     }
 
 
-def single_leg(out, leg, workers, players, seconds, problems):
-    node = Node(out, leg, "127.0.0.1", workers)
+def measured_run(out, leg, node, players, seconds, problems, extra=(), publishers=1):
+    """Starts `node`, runs the tester against it and stops it: the tester's result, the leg's
+    figures (server CPU around the run) and the node's last /metrics."""
     node.start()
     try:
         cpu0 = node.cpu()
-        rc, result = run_tester(out, leg, [node.url], players, seconds, node.process.pid)
+        rc, result = run_tester(out, leg, [node.url], players, seconds, node.process.pid, extra=extra,
+                                publishers=publishers)
         cpu = node.cpu() - cpu0
         values = node.metrics()
     finally:
@@ -283,7 +285,12 @@ def single_leg(out, leg, workers, players, seconds, problems):
     if rc != 0:
         problems.append(f"{leg}: sluice-loadtest exited {rc} (see artifacts/loadtest/{leg}/result.json)")
     forwarded = sum(player_packets(p) for p in result["players"])
-    fig = figure(leg, result, forwarded, cpu)
+    return result, figure(leg, result, forwarded, cpu), values
+
+
+def single_leg(out, leg, workers, players, seconds, problems):
+    node = Node(out, leg, "127.0.0.1", workers)
+    _, fig, values = measured_run(out, leg, node, players, seconds, problems)
     fig["workers"] = workers
     sent = [int(metric(values, "sluice_worker_datagrams_sent_total", worker=str(i))) for i in range(workers)]
     fig["datagramsSentPerWorker"] = sent
@@ -397,20 +404,8 @@ def recording_legs(out, seconds, problems):
     for leg, record in (("record-off", False), ("record-on", True)):
         folder = out / f"{leg}-files"
         node = Node(out, leg, "127.0.0.1", 1, recording=folder)
-        node.start()
-        try:
-            cpu0 = node.cpu()
-            rc, result = run_tester(out, leg, [node.url], RECORDED_PLAYERS, seconds, node.process.pid,
-                                    extra=["--record", "on" if record else "off"], publishers=RECORDED_STREAMS)
-            cpu = node.cpu() - cpu0
-        finally:
-            problem = node.stop()
-        if problem:
-            problems.append(f"{leg}: {problem}")
-        if rc != 0:
-            problems.append(f"{leg}: sluice-loadtest exited {rc} (see artifacts/loadtest/{leg}/result.json)")
-        forwarded = sum(player_packets(p) for p in result["players"])
-        fig = figure(leg, result, forwarded, cpu)
+        result, fig, _ = measured_run(out, leg, node, RECORDED_PLAYERS, seconds, problems,
+                                      extra=["--record", "on" if record else "off"], publishers=RECORDED_STREAMS)
         files = sorted(p for p in folder.rglob("*") if p.is_file())
         fig.update(recorded=record, files=len(files), fileBytes=sum(p.stat().st_size for p in files),
                    delayP50Micros=result["delay"].get("p50Micros"), delayP99Micros=result["delay"].get("p99Micros"))
