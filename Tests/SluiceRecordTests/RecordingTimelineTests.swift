@@ -66,9 +66,42 @@ import SluiceVocabulary
         // A later report that would put the track 500 ms earlier is not used: no step.
         timeline.add(RecordedClockPair(kind: .audio, ntp: ntp(-500_000), rtpTimestamp: 96_000))
         #expect(timeline.millis(kind: .audio, rtpTimestamp: 97_920, arrivalMicros: 2_040_000) == 1040)
-        // A frame older than the last one written is held at the last time, not stepped back.
-        #expect(timeline.millis(kind: .audio, rtpTimestamp: 96_960, arrivalMicros: 2_060_000) == 1040)
+        // A frame older than the last one written goes 1 ms after it, not back (nor onto it).
+        #expect(timeline.millis(kind: .audio, rtpTimestamp: 96_960, arrivalMicros: 2_060_000) == 1041)
         #expect(timeline.millis(kind: .audio, rtpTimestamp: 96_000 + 48_000, arrivalMicros: 3_000_000) == 2000)
+    }
+
+    /// What an aiortc publisher did in interop/test_recording_sync.py: video's first frame, a
+    /// key frame, came ~60 ms late against audio, so before any report video was anchored
+    /// late; audio's report came first and tied NTP to audio; video's own report then put
+    /// video ~60 ms back. Held at the previous time, the next frame got the same millisecond,
+    /// the writer refused it, and the VP8 decoder went on without it (a broken picture up to
+    /// the next key frame). Every frame of a track must get a later time than the last.
+    @Test func aStepBackAtTheFirstReportStillGivesEveryFrameALaterTime() {
+        var timeline = RecordingTimeline()
+        let audioBase: Int64 = 5_000, videoBase: Int64 = 700_000
+        // Capture instant c (ms) of both tracks: audio arrives at 1 s + c + 2 ms, video's first
+        // frame at 1 s + c + 60 ms (the key frame), later ones at 1 s + c + 2 ms.
+        func audio(_ c: Int64) -> Int64 {
+            timeline.millis(kind: .audio, rtpTimestamp: audioBase + c * 48, arrivalMicros: UInt64(1_000_000 + (c + 2) * 1000))
+        }
+        func video(_ c: Int64, late: Bool = false) -> Int64 {
+            timeline.millis(kind: .video, rtpTimestamp: videoBase + c * 90,
+                            arrivalMicros: UInt64(1_000_000 + (c + (late ? 60 : 2)) * 1000))
+        }
+        #expect(video(0, late: true) == 0)
+        _ = audio(0)
+        var last = 0 as Int64
+        for frame in 1..<30 { last = video(Int64(frame) * 100 / 3); _ = audio(Int64(frame) * 100 / 3) }
+        // The reports: both at NTP 1 s for capture instant 1000 ms.
+        timeline.add(RecordedClockPair(kind: .audio, ntp: ntp(1_000_000), rtpTimestamp: UInt32(audioBase + 48_000)))
+        _ = audio(1000)
+        timeline.add(RecordedClockPair(kind: .video, ntp: ntp(1_000_000), rtpTimestamp: UInt32(videoBase + 90_000)))
+        var times: [Int64] = [last]
+        for frame in 30..<45 { times.append(video(Int64(frame) * 100 / 3)) }
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "video times \(times)")
+        // And video is back on audio's clock: the same capture instant at the same time.
+        #expect(abs(video(2000) - audio(2000)) <= 1)
     }
 
     @Test func ntpFixedPointToMicros() {

@@ -47,7 +47,7 @@ public struct RecordingTimeline {
 
     /// The time in the file (ms from the first frame written) of a frame of `kind` with the
     /// unwrapped RTP timestamp `rtpTimestamp`, whose first packet arrived at `arrivalMicros`.
-    /// Call it in the order frames are written. Never less than the track's previous value.
+    /// Call it in the order frames are written. Always after the track's previous value.
     public mutating func millis(kind: MediaKind, rtpTimestamp: Int64, arrivalMicros: UInt64) -> Int64 {
         let rate = Int64(kind == .audio ? audioClockRate : videoClockRate)
         var track = tracks[kind, default: Track()]
@@ -70,12 +70,15 @@ public struct RecordingTimeline {
         }
         if originMicros == nil { originMicros = micros }
         var value = (micros - originMicros!) / 1_000
-        // Never backwards on a track: muxers refuse a timestamp below the previous one of the
-        // same track, and one can step back here (a report correcting drift, the switch from
-        // arrival to NTP, or a frame of another track written first at time 0 after this track
-        // was anchored earlier). A few ms of hold is better than a refused frame.
+        // Always forwards on a track, by at least 1 ms: the writer refuses a timestamp that is
+        // not after the previous one of the same track, and one can step back here (the switch
+        // from arrival to NTP: a key frame that came late anchored video late, and its first
+        // report puts it tens of ms back; or a frame of another track written first at time 0
+        // after this track was anchored earlier). A refused video frame is a silent hole the
+        // decoder goes on from, a broken picture until the next key frame; a few frames 1 ms
+        // apart are not.
         if value < 0 { value = 0 }
-        if let last = track.lastMillis, value < last { value = last }
+        if let last = track.lastMillis, value <= last { value = last + 1 }
         track.lastMillis = value
         tracks[kind] = track
         return value
