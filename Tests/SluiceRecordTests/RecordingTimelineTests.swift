@@ -73,11 +73,13 @@ import SluiceVocabulary
 
     /// What an aiortc publisher did in interop/test_recording_sync.py: video's first frame, a
     /// key frame, came ~60 ms late against audio, so before any report video was anchored
-    /// late; audio's report came first and tied NTP to audio; video's own report then put
-    /// video ~60 ms back. Held at the previous time, the next frame got the same millisecond,
-    /// the writer refused it, and the VP8 decoder went on without it (a broken picture up to
-    /// the next key frame). Every frame of a track must get a later time than the last.
-    @Test func aStepBackAtTheFirstReportStillGivesEveryFrameALaterTime() {
+    /// late; audio's report came first and tied NTP to audio; video's own report would then
+    /// put video ~60 ms back. Held at the previous time, the next frame got the same
+    /// millisecond and the writer refused it (VP8 decoded on without it: a broken picture up to
+    /// the next key frame); put 1 ms after it, two frames share a slot of a player's 30 fps
+    /// grid (ffmpeg: "non monotonically increasing dts"). So video goes on at its own pace and
+    /// audio moves forward instead, and the two are together again.
+    @Test func aLateAnchoredTrackDoesNotStepBackAtItsReport() {
         var timeline = RecordingTimeline()
         let audioBase: Int64 = 5_000, videoBase: Int64 = 700_000
         // Capture instant c (ms) of both tracks: audio arrives at 1 s + c + 2 ms, video's first
@@ -85,23 +87,28 @@ import SluiceVocabulary
         func audio(_ c: Int64) -> Int64 {
             timeline.millis(kind: .audio, rtpTimestamp: audioBase + c * 48, arrivalMicros: UInt64(1_000_000 + (c + 2) * 1000))
         }
-        func video(_ c: Int64, late: Bool = false) -> Int64 {
-            timeline.millis(kind: .video, rtpTimestamp: videoBase + c * 90,
-                            arrivalMicros: UInt64(1_000_000 + (c + (late ? 60 : 2)) * 1000))
+        func video(_ frame: Int64) -> Int64 {
+            let c = frame * 100 / 3
+            return timeline.millis(kind: .video, rtpTimestamp: videoBase + frame * 3000,
+                                   arrivalMicros: UInt64(1_000_000 + (c + (frame == 0 ? 60 : 2)) * 1000))
         }
-        #expect(video(0, late: true) == 0)
-        _ = audio(0)
-        var last = 0 as Int64
-        for frame in 1..<30 { last = video(Int64(frame) * 100 / 3); _ = audio(Int64(frame) * 100 / 3) }
-        // The reports: both at NTP 1 s for capture instant 1000 ms.
+        var videoTimes = [video(0)]
+        var audioTimes = [audio(0)]
+        for frame in Int64(1)..<30 {
+            videoTimes.append(video(frame))
+            audioTimes.append(audio(frame * 100 / 3))
+        }
+        // The reports: both at NTP 1 s for capture instant 1000 ms; audio's is used first.
         timeline.add(RecordedClockPair(kind: .audio, ntp: ntp(1_000_000), rtpTimestamp: UInt32(audioBase + 48_000)))
-        _ = audio(1000)
+        audioTimes.append(audio(1000))
         timeline.add(RecordedClockPair(kind: .video, ntp: ntp(1_000_000), rtpTimestamp: UInt32(videoBase + 90_000)))
-        var times: [Int64] = [last]
-        for frame in 30..<45 { times.append(video(Int64(frame) * 100 / 3)) }
-        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "video times \(times)")
-        // And video is back on audio's clock: the same capture instant at the same time.
-        #expect(abs(video(2000) - audio(2000)) <= 1)
+        for frame in Int64(30)..<45 { videoTimes.append(video(frame)) }
+        // Video at its own 30 fps all along: every step 33 or 34 ms.
+        let steps = zip(videoTimes, videoTimes.dropFirst()).map { $1 - $0 }
+        #expect(steps.allSatisfy { $0 == 33 || $0 == 34 }, "video times \(videoTimes)")
+        // Audio jumped forward, never back, and the same capture instant is at the same time.
+        #expect(zip(audioTimes, audioTimes.dropFirst()).allSatisfy { $0 < $1 }, "audio times \(audioTimes)")
+        #expect(abs(video(60) - audio(2000)) <= 1)
     }
 
     @Test func ntpFixedPointToMicros() {

@@ -9,21 +9,27 @@ import SluiceVocabulary
 ///   packets' clock), and later frames follow by RTP;
 /// - once a track has a sender report, its frames are placed by NTP (the publisher's one
 ///   wall clock for all its tracks, which is what keeps them in sync), mapped onto the packets'
-///   clock by one offset fixed at the first report, so the switch does not jump the track
-///   that had it first; later reports are not used (see `add`).
+///   clock by one offset, set at the first report so the switch does not jump the track that
+///   had it first; later reports are not used (see `add`);
+/// - a track that switches to NTP later must not step back either (its first frame, a video
+///   key frame, often arrived tens of ms late and anchored it late): then the offset grows
+///   by the step, which moves the tracks already on NTP forward (a short gap, harmless to a
+///   decoder) instead of this one back (frames crowded into one slot of a player's frame
+///   grid, or refused by the writer). The offset only grows, so the tracks stay together.
 public struct RecordingTimeline {
     /// RTP clock rates by kind (Hz).
     public let audioClockRate: Int
     public let videoClockRate: Int
 
     private var tracks: [MediaKind: Track] = [:]
-    /// Packets' clock minus NTP (µs), fixed at the first sender report used.
+    /// Packets' clock minus NTP (µs): set at the first sender report used, it only grows (see above).
     private var ntpToArrival: Int64?
     /// The first frame written, on the packets' clock (µs): the timeline's 0.
     private var originMicros: Int64?
 
     struct Track {
-        /// A frame's unwrapped RTP timestamp and its place on the packets' clock, before any report.
+        /// A frame's unwrapped RTP timestamp and its place on the packets' clock, before the
+        /// track's report (nil again once the track is on NTP).
         var anchor: (rtp: Int64, micros: Int64)?
         /// The first sender report (see `add`): NTP in µs and its RTP timestamp (32-bit, unwrapped at use).
         var report: (ntpMicros: Int64, rtp: UInt32)?
@@ -57,10 +63,13 @@ public struct RecordingTimeline {
             // The report's RTP timestamp nearest this frame's, so a wrap between them does not matter.
             let reportRTP = rtpTimestamp + Int64(Int32(bitPattern: report.rtp &- UInt32(truncatingIfNeeded: rtpTimestamp)))
             let ntp = report.ntpMicros + Self.scale(rtpTimestamp - reportRTP, rate: rate)
-            if ntpToArrival == nil {
-                // The first report: tie NTP to where this track already is, or to the arrival.
-                let here = track.anchor.map { $0.micros + Self.scale(rtpTimestamp - $0.rtp, rate: rate) } ?? arrival
-                ntpToArrival = here - ntp
+            if let anchor = track.anchor {
+                // The switch from arrival to NTP: not back from where this track already is.
+                let here = anchor.micros + Self.scale(rtpTimestamp - anchor.rtp, rate: rate)
+                ntpToArrival = max(ntpToArrival ?? Int64.min, here - ntp)
+                track.anchor = nil
+            } else if ntpToArrival == nil {
+                ntpToArrival = arrival - ntp  // the first frame of all, with its report already in
             }
             micros = ntp + ntpToArrival!
         } else {
@@ -71,12 +80,10 @@ public struct RecordingTimeline {
         if originMicros == nil { originMicros = micros }
         var value = (micros - originMicros!) / 1_000
         // Always forwards on a track, by at least 1 ms: the writer refuses a timestamp that is
-        // not after the previous one of the same track, and one can step back here (the switch
-        // from arrival to NTP: a key frame that came late anchored video late, and its first
-        // report puts it tens of ms back; or a frame of another track written first at time 0
-        // after this track was anchored earlier). A refused video frame is a silent hole the
-        // decoder goes on from, a broken picture until the next key frame; a few frames 1 ms
-        // apart are not.
+        // not after the previous one of the same track, and one can still step back here (a
+        // frame of another track written first at time 0 after this track was anchored
+        // earlier). A refused video frame is a silent hole the decoder goes on from, a broken
+        // picture up to the next key frame; a frame 1 ms after the last is not.
         if value < 0 { value = 0 }
         if let last = track.lastMillis, value <= last { value = last + 1 }
         track.lastMillis = value
