@@ -79,6 +79,7 @@ import SluiceVocabulary
     /// the next key frame); put 1 ms after it, two frames share a slot of a player's 30 fps
     /// grid (ffmpeg: "non monotonically increasing dts"). So video goes on at its own pace and
     /// audio moves forward instead, and the two are together again.
+    /// (The other way round, video early against audio, is `videoKeepsItsPaceWhenAudioMustGoBack`.)
     @Test func aLateAnchoredTrackDoesNotStepBackAtItsReport() {
         var timeline = RecordingTimeline()
         let audioBase: Int64 = 5_000, videoBase: Int64 = 700_000
@@ -107,6 +108,40 @@ import SluiceVocabulary
         let steps = zip(videoTimes, videoTimes.dropFirst()).map { $1 - $0 }
         #expect(steps.allSatisfy { $0 == 33 || $0 == 34 }, "video times \(videoTimes)")
         // Audio jumped forward, never back, and the same capture instant is at the same time.
+        #expect(zip(audioTimes, audioTimes.dropFirst()).allSatisfy { $0 < $1 }, "audio times \(audioTimes)")
+        #expect(abs(video(60) - audio(2000)) <= 1)
+    }
+
+    /// Audio's first frame came 40 ms late (video on time), audio's report is used first, then
+    /// video's: video still goes on at its 30 fps from 0 (a forward step would move it off the
+    /// grid of its first frame), audio goes back by 40 ms over a few frames 1 ms apart, never
+    /// onto or before the last, and the same capture instant is then at the same time.
+    @Test func videoKeepsItsPaceWhenAudioMustGoBack() {
+        var timeline = RecordingTimeline()
+        let audioBase: Int64 = 9_000, videoBase: Int64 = 123_456
+        func audio(_ c: Int64, late: Bool = false) -> Int64 {
+            timeline.millis(kind: .audio, rtpTimestamp: audioBase + c * 48,
+                            arrivalMicros: UInt64(1_000_000 + (c + (late ? 42 : 2)) * 1000))
+        }
+        func video(_ frame: Int64) -> Int64 {
+            timeline.millis(kind: .video, rtpTimestamp: videoBase + frame * 3000,
+                            arrivalMicros: UInt64(1_000_000 + (frame * 100 / 3 + 2) * 1000))
+        }
+        var videoTimes = [video(0)]
+        var audioTimes = [audio(0, late: true)]
+        for frame in Int64(1)..<30 {
+            videoTimes.append(video(frame))
+            audioTimes.append(audio(frame * 20))
+        }
+        timeline.add(RecordedClockPair(kind: .audio, ntp: ntp(1_000_000), rtpTimestamp: UInt32(audioBase + 48_000)))
+        for c in stride(from: Int64(600), to: 1000, by: 20) { audioTimes.append(audio(c)) }
+        timeline.add(RecordedClockPair(kind: .video, ntp: ntp(1_000_000), rtpTimestamp: UInt32(videoBase + 90_000)))
+        for frame in Int64(30)..<45 {
+            videoTimes.append(video(frame))
+            audioTimes.append(audio(1000 + (frame - 30) * 20))
+        }
+        let steps = zip(videoTimes, videoTimes.dropFirst()).map { $1 - $0 }
+        #expect(steps.allSatisfy { $0 == 33 || $0 == 34 }, "video times \(videoTimes)")
         #expect(zip(audioTimes, audioTimes.dropFirst()).allSatisfy { $0 < $1 }, "audio times \(audioTimes)")
         #expect(abs(video(60) - audio(2000)) <= 1)
     }

@@ -11,18 +11,21 @@ import SluiceVocabulary
 ///   wall clock for all its tracks, which is what keeps them in sync), mapped onto the packets'
 ///   clock by one offset, set at the first report so the switch does not jump the track that
 ///   had it first; later reports are not used (see `add`);
-/// - a track that switches to NTP later must not step back either (its first frame, a video
-///   key frame, often arrived tens of ms late and anchored it late): then the offset grows
-///   by the step, which moves the tracks already on NTP forward (a short gap, harmless to a
-///   decoder) instead of this one back (frames crowded into one slot of a player's frame
-///   grid, or refused by the writer). The offset only grows, so the tracks stay together.
+/// - video never steps: when it switches to NTP after audio did, the offset is set again so
+///   video goes on where it is, and audio takes the correction (a gap forwards, or a few
+///   frames 1 ms apart backwards). Video's first frame, a key frame, often arrives tens of ms
+///   late and anchors it late; a step back would crowd two frames into one slot of a
+///   player's frame grid (or get one refused by the writer, a broken picture up to the next
+///   key frame), and any step moves video off the grid of its first frame, where the
+///   milliseconds round two frames into one slot now and then (ffmpeg: "non monotonically
+///   increasing dts"). Audio frames carry their own length, and Opus hides a lost one.
 public struct RecordingTimeline {
     /// RTP clock rates by kind (Hz).
     public let audioClockRate: Int
     public let videoClockRate: Int
 
     private var tracks: [MediaKind: Track] = [:]
-    /// Packets' clock minus NTP (µs): set at the first sender report used, it only grows (see above).
+    /// Packets' clock minus NTP (µs): set at the first sender report used, and again at video's (see above).
     private var ntpToArrival: Int64?
     /// The first frame written, on the packets' clock (µs): the timeline's 0.
     private var originMicros: Int64?
@@ -64,9 +67,9 @@ public struct RecordingTimeline {
             let reportRTP = rtpTimestamp + Int64(Int32(bitPattern: report.rtp &- UInt32(truncatingIfNeeded: rtpTimestamp)))
             let ntp = report.ntpMicros + Self.scale(rtpTimestamp - reportRTP, rate: rate)
             if let anchor = track.anchor {
-                // The switch from arrival to NTP: not back from where this track already is.
+                // The switch from arrival to NTP: the first track, and video, go on where they are.
                 let here = anchor.micros + Self.scale(rtpTimestamp - anchor.rtp, rate: rate)
-                ntpToArrival = max(ntpToArrival ?? Int64.min, here - ntp)
+                if ntpToArrival == nil || kind == .video { ntpToArrival = here - ntp }
                 track.anchor = nil
             } else if ntpToArrival == nil {
                 ntpToArrival = arrival - ntp  // the first frame of all, with its report already in
@@ -80,10 +83,10 @@ public struct RecordingTimeline {
         if originMicros == nil { originMicros = micros }
         var value = (micros - originMicros!) / 1_000
         // Always forwards on a track, by at least 1 ms: the writer refuses a timestamp that is
-        // not after the previous one of the same track, and one can still step back here (a
-        // frame of another track written first at time 0 after this track was anchored
-        // earlier). A refused video frame is a silent hole the decoder goes on from, a broken
-        // picture up to the next key frame; a frame 1 ms after the last is not.
+        // not after the previous one of the same track, and one can still step back here
+        // (audio taking video's correction, or a frame of another track written first at time
+        // 0 after this track was anchored earlier). A refused video frame is a silent hole the
+        // decoder goes on from, a broken picture up to the next key frame.
         if value < 0 { value = 0 }
         if let last = track.lastMillis, value <= last { value = last + 1 }
         track.lastMillis = value
