@@ -97,7 +97,7 @@ async def _mute_gap(server, figures):
     # for a key frame after the unmute (the router asks for one at the unmute; aiortc makes
     # it its next frame), plus the frame gaps either side: measured 3.03-3.07 s for a 3.0 s
     # hold (90-91 frames held back). The bounds leave 0.5 s down for a mute that lands
-    # early and 0.6 s up for a lost key frame's second PLI on a loaded machine.
+    # early and 0.6 s up for a key frame that comes late on a loaded machine.
     assert len(video_gaps) == 1, f"video gaps over 0.3 s: {video_gaps} (one, the mute, expected)"
     gap_at, gap_s = video_gaps[0]
     assert 2.5 <= gap_s <= 3.6, f"the mute left a {gap_s} s gap at {gap_at} s (a {MUTE_S} s mute)"
@@ -172,7 +172,7 @@ class MarkPublisher:
                 if info is not None and first is not None and info.ntp_timestamp:
                     wall = (info.ntp_timestamp >> 32) - NTP_EPOCH + (info.ntp_timestamp & 0xFFFFFFFF) / 2**32
                     ticks = (info.rtp_timestamp - first) & 0xFFFFFFFF
-                    if kind == "video":  # its first packet carried frame _first_n's pts
+                    if kind == "video":  # its first packet carried frame first_n's pts
                         media = track.first_n / av_marks.FPS + ticks / av_marks.VIDEO_RATE
                     else:  # aiortc's Opus encoder starts its RTP time at the first frame
                         media = track.first_m * av_marks.AUDIO_SAMPLES / av_marks.AUDIO_RATE \
