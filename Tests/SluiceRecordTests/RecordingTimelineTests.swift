@@ -66,9 +66,84 @@ import SluiceVocabulary
         // A later report that would put the track 500 ms earlier is not used: no step.
         timeline.add(RecordedClockPair(kind: .audio, ntp: ntp(-500_000), rtpTimestamp: 96_000))
         #expect(timeline.millis(kind: .audio, rtpTimestamp: 97_920, arrivalMicros: 2_040_000) == 1040)
-        // A frame older than the last one written is held at the last time, not stepped back.
-        #expect(timeline.millis(kind: .audio, rtpTimestamp: 96_960, arrivalMicros: 2_060_000) == 1040)
+        // A frame older than the last one written goes 1 ms after it, not back (nor onto it).
+        #expect(timeline.millis(kind: .audio, rtpTimestamp: 96_960, arrivalMicros: 2_060_000) == 1041)
         #expect(timeline.millis(kind: .audio, rtpTimestamp: 96_000 + 48_000, arrivalMicros: 3_000_000) == 2000)
+    }
+
+    /// What an aiortc publisher did in interop/test_recording_sync.py: video's first frame, a
+    /// key frame, came ~60 ms late against audio, so before any report video was anchored
+    /// late; audio's report came first and tied NTP to audio; video's own report would then
+    /// put video ~60 ms back. Held at the previous time, the next frame got the same
+    /// millisecond and the writer refused it (VP8 decoded on without it: a broken picture up to
+    /// the next key frame); put 1 ms after it, two frames share a slot of a player's 30 fps
+    /// grid (ffmpeg: "non monotonically increasing dts"). So video goes on at its own pace and
+    /// audio moves forward instead, and the two are together again.
+    /// (The other way round, video early against audio, is `videoKeepsItsPaceWhenAudioMustGoBack`.)
+    @Test func aLateAnchoredTrackDoesNotStepBackAtItsReport() {
+        var timeline = RecordingTimeline()
+        let audioBase: Int64 = 5_000, videoBase: Int64 = 700_000
+        // Capture instant c (ms) of both tracks: audio arrives at 1 s + c + 2 ms, video's first
+        // frame at 1 s + c + 60 ms (the key frame), later ones at 1 s + c + 2 ms.
+        func audio(_ c: Int64) -> Int64 {
+            timeline.millis(kind: .audio, rtpTimestamp: audioBase + c * 48, arrivalMicros: UInt64(1_000_000 + (c + 2) * 1000))
+        }
+        func video(_ frame: Int64) -> Int64 {
+            let c = frame * 100 / 3
+            return timeline.millis(kind: .video, rtpTimestamp: videoBase + frame * 3000,
+                                   arrivalMicros: UInt64(1_000_000 + (c + (frame == 0 ? 60 : 2)) * 1000))
+        }
+        var videoTimes = [video(0)]
+        var audioTimes = [audio(0)]
+        for frame in Int64(1)..<30 {
+            videoTimes.append(video(frame))
+            audioTimes.append(audio(frame * 100 / 3))
+        }
+        // The reports: both at NTP 1 s for capture instant 1000 ms; audio's is used first.
+        timeline.add(RecordedClockPair(kind: .audio, ntp: ntp(1_000_000), rtpTimestamp: UInt32(audioBase + 48_000)))
+        audioTimes.append(audio(1000))
+        timeline.add(RecordedClockPair(kind: .video, ntp: ntp(1_000_000), rtpTimestamp: UInt32(videoBase + 90_000)))
+        for frame in Int64(30)..<45 { videoTimes.append(video(frame)) }
+        // Video at its own 30 fps all along: every step 33 or 34 ms.
+        let steps = zip(videoTimes, videoTimes.dropFirst()).map { $1 - $0 }
+        #expect(steps.allSatisfy { $0 == 33 || $0 == 34 }, "video times \(videoTimes)")
+        // Audio jumped forward, never back, and the same capture instant is at the same time.
+        #expect(zip(audioTimes, audioTimes.dropFirst()).allSatisfy { $0 < $1 }, "audio times \(audioTimes)")
+        #expect(abs(video(60) - audio(2000)) <= 1)
+    }
+
+    /// Audio's first frame came 40 ms late (video on time), audio's report is used first, then
+    /// video's: video still goes on at its 30 fps from 0 (a forward step would move it off the
+    /// grid of its first frame), audio goes back by 40 ms over a few frames 1 ms apart, never
+    /// onto or before the last, and the same capture instant is then at the same time.
+    @Test func videoKeepsItsPaceWhenAudioMustGoBack() {
+        var timeline = RecordingTimeline()
+        let audioBase: Int64 = 9_000, videoBase: Int64 = 123_456
+        func audio(_ c: Int64, late: Bool = false) -> Int64 {
+            timeline.millis(kind: .audio, rtpTimestamp: audioBase + c * 48,
+                            arrivalMicros: UInt64(1_000_000 + (c + (late ? 42 : 2)) * 1000))
+        }
+        func video(_ frame: Int64) -> Int64 {
+            timeline.millis(kind: .video, rtpTimestamp: videoBase + frame * 3000,
+                            arrivalMicros: UInt64(1_000_000 + (frame * 100 / 3 + 2) * 1000))
+        }
+        var videoTimes = [video(0)]
+        var audioTimes = [audio(0, late: true)]
+        for frame in Int64(1)..<30 {
+            videoTimes.append(video(frame))
+            audioTimes.append(audio(frame * 20))
+        }
+        timeline.add(RecordedClockPair(kind: .audio, ntp: ntp(1_000_000), rtpTimestamp: UInt32(audioBase + 48_000)))
+        for c in stride(from: Int64(600), to: 1000, by: 20) { audioTimes.append(audio(c)) }
+        timeline.add(RecordedClockPair(kind: .video, ntp: ntp(1_000_000), rtpTimestamp: UInt32(videoBase + 90_000)))
+        for frame in Int64(30)..<45 {
+            videoTimes.append(video(frame))
+            audioTimes.append(audio(1000 + (frame - 30) * 20))
+        }
+        let steps = zip(videoTimes, videoTimes.dropFirst()).map { $1 - $0 }
+        #expect(steps.allSatisfy { $0 == 33 || $0 == 34 }, "video times \(videoTimes)")
+        #expect(zip(audioTimes, audioTimes.dropFirst()).allSatisfy { $0 < $1 }, "audio times \(audioTimes)")
+        #expect(abs(video(60) - audio(2000)) <= 1)
     }
 
     @Test func ntpFixedPointToMicros() {

@@ -9,21 +9,30 @@ import SluiceVocabulary
 ///   packets' clock), and later frames follow by RTP;
 /// - once a track has a sender report, its frames are placed by NTP (the publisher's one
 ///   wall clock for all its tracks, which is what keeps them in sync), mapped onto the packets'
-///   clock by one offset fixed at the first report, so the switch does not jump the track
-///   that had it first; later reports are not used (see `add`).
+///   clock by one offset, set at the first report so the switch does not jump the track that
+///   had it first; later reports are not used (see `add`);
+/// - video never steps: when it switches to NTP after audio did, the offset is set again so
+///   video goes on where it is, and audio takes the correction (a gap forwards, or a few
+///   frames 1 ms apart backwards). Video's first frame, a key frame, often arrives tens of ms
+///   late and anchors it late; a step back would crowd two frames into one slot of a
+///   player's frame grid (or get one refused by the writer, a broken picture up to the next
+///   key frame), and any step moves video off the grid of its first frame, where the
+///   milliseconds round two frames into one slot now and then (ffmpeg: "non monotonically
+///   increasing dts"). Audio frames carry their own length, and Opus hides a lost one.
 public struct RecordingTimeline {
     /// RTP clock rates by kind (Hz).
     public let audioClockRate: Int
     public let videoClockRate: Int
 
     private var tracks: [MediaKind: Track] = [:]
-    /// Packets' clock minus NTP (µs), fixed at the first sender report used.
+    /// Packets' clock minus NTP (µs): set at the first sender report used, and again at video's (see above).
     private var ntpToArrival: Int64?
     /// The first frame written, on the packets' clock (µs): the timeline's 0.
     private var originMicros: Int64?
 
     struct Track {
-        /// A frame's unwrapped RTP timestamp and its place on the packets' clock, before any report.
+        /// A frame's unwrapped RTP timestamp and its place on the packets' clock, before the
+        /// track's report (nil again once the track is on NTP).
         var anchor: (rtp: Int64, micros: Int64)?
         /// The first sender report (see `add`): NTP in µs and its RTP timestamp (32-bit, unwrapped at use).
         var report: (ntpMicros: Int64, rtp: UInt32)?
@@ -47,7 +56,7 @@ public struct RecordingTimeline {
 
     /// The time in the file (ms from the first frame written) of a frame of `kind` with the
     /// unwrapped RTP timestamp `rtpTimestamp`, whose first packet arrived at `arrivalMicros`.
-    /// Call it in the order frames are written. Never less than the track's previous value.
+    /// Call it in the order frames are written. Always after the track's previous value.
     public mutating func millis(kind: MediaKind, rtpTimestamp: Int64, arrivalMicros: UInt64) -> Int64 {
         let rate = Int64(kind == .audio ? audioClockRate : videoClockRate)
         var track = tracks[kind, default: Track()]
@@ -57,10 +66,13 @@ public struct RecordingTimeline {
             // The report's RTP timestamp nearest this frame's, so a wrap between them does not matter.
             let reportRTP = rtpTimestamp + Int64(Int32(bitPattern: report.rtp &- UInt32(truncatingIfNeeded: rtpTimestamp)))
             let ntp = report.ntpMicros + Self.scale(rtpTimestamp - reportRTP, rate: rate)
-            if ntpToArrival == nil {
-                // The first report: tie NTP to where this track already is, or to the arrival.
-                let here = track.anchor.map { $0.micros + Self.scale(rtpTimestamp - $0.rtp, rate: rate) } ?? arrival
-                ntpToArrival = here - ntp
+            if let anchor = track.anchor {
+                // The switch from arrival to NTP: the first track, and video, go on where they are.
+                let here = anchor.micros + Self.scale(rtpTimestamp - anchor.rtp, rate: rate)
+                if ntpToArrival == nil || kind == .video { ntpToArrival = here - ntp }
+                track.anchor = nil
+            } else if ntpToArrival == nil {
+                ntpToArrival = arrival - ntp  // the first frame of all, with its report already in
             }
             micros = ntp + ntpToArrival!
         } else {
@@ -70,12 +82,13 @@ public struct RecordingTimeline {
         }
         if originMicros == nil { originMicros = micros }
         var value = (micros - originMicros!) / 1_000
-        // Never backwards on a track: muxers refuse a timestamp below the previous one of the
-        // same track, and one can step back here (a report correcting drift, the switch from
-        // arrival to NTP, or a frame of another track written first at time 0 after this track
-        // was anchored earlier). A few ms of hold is better than a refused frame.
+        // Always forwards on a track, by at least 1 ms: the writer refuses a timestamp that is
+        // not after the previous one of the same track, and one can still step back here
+        // (audio taking video's correction, or a frame of another track written first at time
+        // 0 after this track was anchored earlier). A refused video frame is a silent hole the
+        // decoder goes on from, a broken picture up to the next key frame.
         if value < 0 { value = 0 }
-        if let last = track.lastMillis, value < last { value = last }
+        if let last = track.lastMillis, value <= last { value = last + 1 }
         track.lastMillis = value
         tracks[kind] = track
         return value
