@@ -72,9 +72,16 @@ final class RecordingSession {
     }
 
     private var lastKeyFrameRequest: UInt64 = 0
+    /// A video frame was refused: the ones after it refer to it, so video waits for the next
+    /// key frame (asked for at once) rather than decode broken up to it.
+    private var videoWaitsForKeyFrame = false
 
     private func write(_ frame: AssembledFrame) {
         guard !failed else { return }
+        if frame.kind == .video && videoWaitsForKeyFrame {
+            guard frame.isKeyFrame else { return }
+            videoWaitsForKeyFrame = false
+        }
         if writer == nil {
             // Video opens the file at a key frame; audio before it has nothing to line up with.
             if tracks.video != nil && !(frame.kind == .video && frame.isKeyFrame) { return }
@@ -93,7 +100,12 @@ final class RecordingSession {
             try writer.write(frame.data, track: frame.kind == .audio ? .audio : .video,
                              ptsMillis: millis - segmentOriginMillis, isKeyFrame: frame.isKeyFrame)
         } catch RecordingWriteError.timestampWentBack {
-            // The timeline never goes back per track; a frame refused here is dropped alone.
+            // The timeline never goes back per track, so this is a safety net: audio drops the
+            // frame alone; video skips to the next key frame.
+            if frame.kind == .video {
+                videoWaitsForKeyFrame = true
+                ring.keyFrameWanted.store(true, ordering: .relaxed)
+            }
             return
         } catch {
             fail(error)
