@@ -15,7 +15,7 @@ from aiortc import RTCSessionDescription
 import av_marks
 from loopback import new_peer_connection
 from media import Publisher, prefer_vp8
-from recording_check import decode_errors, probe, video_numbers
+from recording_check import decode_errors_at_file_times as decode_errors, probe, video_numbers
 from sessions import open_session
 
 MUTE_S = 3.0
@@ -186,7 +186,9 @@ class MarkPublisher:
         await self.pc.close()
 
 
-RECORD_S = 12
+# 12 s in CI; the 10 minutes by hand:
+#   SLUICE_AV_SYNC_SECONDS=600 scripts/interop.sh -k test_audio_and_video_stay_in_sync --timeout 900
+RECORD_S = int(os.environ.get("SLUICE_AV_SYNC_SECONDS", "12"))
 
 
 def test_audio_and_video_stay_in_sync(server, figures):
