@@ -8,9 +8,11 @@ public enum RecordedLayer: String, Sendable, Equatable, CaseIterable {
     /// The smallest: the cheapest file.
     case low
 
-    /// The chosen layer's index among `layers` (index, pixel area), or nil for none.
-    func pick(_ layers: [(index: Int, area: Int)]) -> Int? {
-        let ranked = layers.sorted { $0.area < $1.area }
+    /// The chosen layer's index among `layers` (index, pixel area, kbit/s), or nil for none.
+    /// Size ranks first; at the same size (an encoder still ramping its top layer up, or
+    /// scaled down for want of CPU) the higher bitrate is the higher layer.
+    func pick(_ layers: [(index: Int, area: Int, kbps: Double)]) -> Int? {
+        let ranked = layers.sorted { ($0.area, $0.kbps) < ($1.area, $1.kbps) }
         guard !ranked.isEmpty else { return nil }
         switch self {
         case .top: return ranked[ranked.count - 1].index

@@ -66,7 +66,7 @@ final class RecordingTap: WorkerTickable {
         let layers = router.measuredLayers
         let measured = layers.filter { $0.active && $0.width > 0 && $0.height > 0 }
         guard !measured.isEmpty, settled || measured.count == layers.count else { return nil }
-        return requested.pick(measured.map { (index: $0.index, area: $0.width * $0.height) })
+        return requested.pick(measured.map { (index: $0.index, area: $0.width * $0.height, kbps: $0.bitrateKbps) })
     }
 
     /// The tap is gone: the recorder drains the ring and closes the file.
