@@ -85,6 +85,12 @@ def video_numbers_tolerant(path: str) -> tuple[list[Optional[int]], str]:
     return numbers, stopped
 
 
+async def recording_started(client, timeout: float = 15.0):
+    """The publisher's `recordingStarted` streamEvent (its `data.path` names the file)."""
+    return await client.wait_notification(
+        lambda n: n.method == "streamEvent" and n.params.get("type") == "recordingStarted", timeout, "recordingStarted")
+
+
 async def wait_closed(path: str, timeout: float = 15.0) -> None:
     """Waits until the recorder renamed `path.part` to `path` (the file is closed). After the
     publisher's own `stop` no `recordingStopped` reaches it (its handle is gone), so the file

@@ -10,7 +10,8 @@ import pytest
 
 from chromium import chromium_page
 from polling import poll
-from recording_check import decode_errors_at_file_times as decode_errors, frame_sizes, mkvinfo_problems, probe, video_numbers
+from recording_check import (decode_errors_at_file_times as decode_errors, frame_sizes, mkvinfo_problems, probe,
+                             recording_started, video_numbers, wait_closed)
 from rpc_assert import expect_rpc_error
 from sessions import open_session
 from media import Publisher
@@ -42,23 +43,11 @@ async def _publish_recorded(server, stream: str):
     return client, peer, result["handle"]
 
 
-async def _wait_file(path: str, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if os.path.exists(path) and not os.path.exists(path + ".part"):
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"{path} was not closed within {timeout} s; folder: "
-                         f"{os.listdir(os.path.dirname(path)) if os.path.isdir(os.path.dirname(path)) else 'missing'}")
-
-
 async def _vp8_opus(server, tmp_path, figures):
     stream = "recorded-vp8"
     client, peer, handle = await _publish_recorded(server, stream)
     try:
-        started = await client.wait_notification(
-            lambda n: n.method == "streamEvent" and n.params.get("type") == "recordingStarted", 15,
-            "recordingStarted")
+        started = await recording_started(client)
         path = started.params["data"]["path"]
         assert path.startswith(str(tmp_path / "recordings" / "defaultApp" / stream)) and path.endswith(".webm"), path
         assert os.path.exists(path + ".part"), f"the file is written as {path}.part until it is closed"
@@ -66,7 +55,7 @@ async def _vp8_opus(server, tmp_path, figures):
         stopped_at = time.monotonic()
         await client.stop(handle)
         wall_s = stopped_at - started.received_at
-        await _wait_file(path)
+        await wait_closed(path)
     finally:
         await peer.close()
         await client.close()
@@ -141,7 +130,7 @@ async def _simulcast(server, figures, size):
         path = next(n for n in started if n["type"] == "recordingStarted")["data"]["path"]
         await asyncio.sleep(5)
         await page.evaluate("window.sim.pub.client.call('stop', {handle: window.sim.pub.handle})")
-    await _wait_file(path)
+    await wait_closed(path)
     p = probe(path)
     video = p.stream("video")
     assert video and video["codec_name"] == "vp8", p.streams

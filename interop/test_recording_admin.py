@@ -13,7 +13,7 @@ import urllib.request
 import pytest
 
 from media import Publisher
-from recording_check import decode_errors_at_file_times as decode_errors, probe
+from recording_check import decode_errors_at_file_times as decode_errors, probe, recording_started
 from sessions import open_session
 from sluice_client import SluiceClient
 from test_hooks import SECRET, expected_signature, receiver  # noqa: F401 (receiver is a fixture)
@@ -84,8 +84,7 @@ async def _admin_record(server, receiver, tmp_path, figures):
         assert status == 202, f"start: {status} {body!r}"
         status, _, body = await call(server, "POST", f"/api/v1/streams/{stream}/record", token)
         assert status == 409 and json.loads(body)["error"]["reason"] == "ALREADY_RECORDING", body
-        started_event = await client.wait_notification(
-            lambda n: n.method == "streamEvent" and n.params.get("type") == "recordingStarted", 15, "recordingStarted")
+        started_event = await recording_started(client)
         path = started_event.params["data"]["path"]
         [started] = await receiver.wait_calls(lambda c: c.event == "recordingStarted", what="recordingStarted hook")
         assert started.body["path"] == path and started.body["stream"] == stream and started.body["handle"] == handle, started.body
@@ -172,8 +171,7 @@ async def _always(server, receiver):
     always, always_peer, _ = await _publisher(server, ALWAYS_APP, "always-on")
     plain, plain_peer, _ = await _publisher(server, "defaultApp", "asked-nothing")
     try:
-        event = await always.wait_notification(
-            lambda n: n.method == "streamEvent" and n.params.get("type") == "recordingStarted", 15, "recordingStarted")
+        event = await recording_started(always)
         assert "/always/always-on/" in event.params["data"]["path"], event.params
         [hook] = await receiver.wait_calls(lambda c: c.event == "recordingStarted", what="recordingStarted hook")
         assert hook.body["appKey"] == ALWAYS_APP and hook.body["stream"] == "always-on", hook.body

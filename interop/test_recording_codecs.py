@@ -13,7 +13,8 @@ import pytest
 from chromium import chromium_page
 from polling import poll
 from media import Publisher
-from recording_check import decode_errors, decode_errors_at_file_times, frame_sizes, probe, video_numbers, wait_closed
+from recording_check import (decode_errors, decode_errors_at_file_times, frame_sizes, probe, recording_started, video_numbers,
+                             wait_closed)
 from sessions import open_session
 
 WIDTH, HEIGHT = 640, 480
@@ -159,8 +160,7 @@ async def _resize(server, figures):
     try:
         result = await client.publish(stream, await peer.offer(), record=True)
         await peer.accept(result["sdp"])
-        started = await client.wait_notification(
-            lambda n: n.method == "streamEvent" and n.params.get("type") == "recordingStarted", 15, "recordingStarted")
+        started = await recording_started(client)
         path = started.params["data"]["path"]
         await asyncio.sleep(2.5)
         peer.video.resize(320, 240)

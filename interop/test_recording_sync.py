@@ -15,7 +15,7 @@ from aiortc import RTCSessionDescription
 import av_marks
 from loopback import new_peer_connection
 from media import Publisher, prefer_vp8
-from recording_check import decode_errors_at_file_times as decode_errors, probe, video_numbers
+from recording_check import decode_errors_at_file_times as decode_errors, probe, recording_started, video_numbers, wait_closed
 from sessions import open_session
 
 MUTE_S = 3.0
@@ -28,18 +28,8 @@ def server_config_overrides(tmp_path) -> dict:
     return {"recording": {"folder": str(tmp_path / "recordings")}}
 
 
-async def _wait_closed(path: str, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if os.path.exists(path) and not os.path.exists(path + ".part"):
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"{path} was not closed within {timeout} s")
-
-
 async def _recording_started(client) -> tuple[str, float]:
-    started = await client.wait_notification(
-        lambda n: n.method == "streamEvent" and n.params.get("type") == "recordingStarted", 15, "recordingStarted")
+    started = await recording_started(client)
     return started.params["data"]["path"], started.received_at
 
 
@@ -79,7 +69,7 @@ async def _mute_gap(server, figures):
         await asyncio.sleep(3)
         stopped_at = time.monotonic()
         await client.stop(handle)
-        await _wait_closed(path)
+        await wait_closed(path)
     finally:
         await peer.close()
         await client.close()
@@ -204,7 +194,7 @@ async def _av_sync(server, figures):
         path, _ = await _recording_started(client)
         await asyncio.sleep(RECORD_S)
         await client.stop(result["handle"])
-        await _wait_closed(path)
+        await wait_closed(path)
     finally:
         await peer.close()
         await client.close()
