@@ -5,7 +5,9 @@ import PackageDescription
 let cLibraries: [Target] = [
     .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
-    .systemLibrary(name: "CUsrsctp", pkgConfig: "usrsctp", providers: [.apt(["libusrsctp-dev"])]),
+    // No pkgConfig: usrsctp.pc's cflags are -DINET -DINET6, which SwiftPM refuses with a warning
+    // on every build and which the public header does not read; the modulemap links it.
+    .systemLibrary(name: "CUsrsctp", providers: [.apt(["libusrsctp-dev"])]),
     .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
     .systemLibrary(name: "CWebsockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
     // The cluster registry's Redis client (Debian's redis-server is the shared state). No
@@ -47,6 +49,8 @@ let package = Package(
         .library(name: "SluiceCluster", targets: ["SluiceCluster"]),
         // For the fuzz package: the recorder's depacketizers read publishers' RTP payloads.
         .library(name: "SluiceRecord", targets: ["SluiceRecord"]),
+        // For the fuzz package: the SCTP packet check and the DCEP parser read peers' bytes.
+        .library(name: "SluiceDataChannel", targets: ["SluiceDataChannel"]),
     ],
     targets: cLibraries + [
         .target(name: "SluiceWire", swiftSettings: packetPath),
@@ -63,10 +67,15 @@ let package = Package(
         .target(name: "SluiceMedia",
                 dependencies: ["SluiceWire", "SluiceRTP", "SluiceTransport", "SluiceVocabulary"],
                 swiftSettings: packetPath),
+        // Data channels (docs/design.md "Data channels"): usrsctp on a thread of its own, fed
+        // by the transports' DTLS application data; DCEP, and the forwarding of messages.
+        .target(name: "SluiceDataChannel",
+                dependencies: ["SluiceWire", "SluiceVocabulary", "SluiceTransport", "CShims", "CUsrsctp"],
+                swiftSettings: swift5),
         // The control plane: stream registry, limits, negotiation, mute policy, the event words.
         .target(name: "SluiceControl",
                 dependencies: ["SluiceWire", "SluiceSDP", "SluiceTransport", "SluiceMedia", "SluiceVocabulary",
-                               "SluiceRecord"],
+                               "SluiceRecord", "SluiceDataChannel"],
                 swiftSettings: swift5),
         // The JSON value (pure Swift, shared by the server and the client SDK) and, apart, the
         // server's strict parser over jansson, so the SDK does not link jansson.
@@ -74,7 +83,7 @@ let package = Package(
         .target(name: "SluiceJSONParser", dependencies: ["SluiceJSON", "CJansson"], swiftSettings: swift5),
         .target(name: "SluiceSignaling",
                 dependencies: ["SluiceWire", "SluiceJSON", "SluiceJSONParser", "SluiceVocabulary", "SluiceMedia",
-                               "SluiceControl", "SluiceTransport", "CWebsockets", "COpenSSL"],
+                               "SluiceControl", "SluiceTransport", "SluiceDataChannel", "CWebsockets", "COpenSSL"],
                 swiftSettings: swift5),
         // Recording (docs/recording.md): frames reassembled from a stream's RTP, off the packet
         // path, written to WebM or MP4 by libavformat on the recorder thread.
@@ -87,7 +96,8 @@ let package = Package(
                 swiftSettings: swift5),
         .target(name: "SluiceServer",
                 dependencies: ["SluiceWire", "SluiceJSON", "SluiceJSONParser", "SluiceVocabulary", "SluiceMedia",
-                               "SluiceControl", "SluiceSignaling", "SluiceTransport", "SluiceCluster", "SluiceRecord"],
+                               "SluiceControl", "SluiceSignaling", "SluiceTransport", "SluiceCluster", "SluiceRecord",
+                               "SluiceDataChannel"],
                 swiftSettings: swift5),
         .target(name: "SluiceClient",
                 // The media part needs SluiceTransport (epoll, Linux); signaling builds everywhere.
@@ -117,6 +127,7 @@ let package = Package(
                     swiftSettings: swift5),
         .testTarget(name: "SluiceRecordTests", dependencies: ["SluiceRecord", "SluiceRTP", "SluiceVocabulary"],
                     swiftSettings: swift5),
+        .testTarget(name: "SluiceDataChannelTests", dependencies: ["SluiceDataChannel"], swiftSettings: swift5),
         .testTarget(name: "SluiceJSONTests", dependencies: ["SluiceJSON", "SluiceJSONParser"], swiftSettings: swift5),
         .testTarget(name: "SluiceSignalingTests",
                     dependencies: ["SluiceSignaling", "SluiceJSON", "SluiceJSONParser", "SluiceControl", "SluiceMedia",

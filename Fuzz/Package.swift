@@ -28,5 +28,6 @@ let package = Package(
         fuzzTarget("FuzzClusterRecords", ["SluiceCluster", "SluiceJSON"]),
         fuzzTarget("FuzzClusterLinks", ["SluiceServer", "SluiceJSON"]),
         fuzzTarget("FuzzRecordAssembly", ["SluiceRecord", "SluiceVocabulary"]),
+        fuzzTarget("FuzzSCTP", ["SluiceDataChannel"]),
     ]
 )

@@ -1,3 +1,4 @@
+import SluiceDataChannel
 import SluiceMedia
 import SluiceRecord
 import SluiceVocabulary
@@ -55,6 +56,21 @@ package enum EventWords {
         case .failed(let id, let path, let reason, let message):
             return (id, Words(type: "recordingFailed", by: nil, data: [
                 "path": .string(path), "reason": .string(reason.rawValue), "message": .string(message)]))
+        }
+    }
+
+    /// A data channel's event: `dataChannelOpened`, `dataChannelClosed` (`label`, `id`), or
+    /// `dataDropped` (`label`, `reason`: rateLimit, tooLarge or backlog, and `count`, the
+    /// handle's drops for that reason so far).
+    package static func dataChannel(_ event: DataChannelEvent) -> Words {
+        switch event {
+        case .opened(_, let label, let id):
+            return Words(type: "dataChannelOpened", by: nil, data: ["label": .string(label), "id": .int(Int(id))])
+        case .closed(_, let label, let id):
+            return Words(type: "dataChannelClosed", by: nil, data: ["label": .string(label), "id": .int(Int(id))])
+        case .dropped(_, let label, let reason, let count):
+            return Words(type: "dataDropped", by: "server", data: [
+                "label": .string(label), "reason": .string(reason.rawValue), "count": .int(Int(count))])
         }
     }
 

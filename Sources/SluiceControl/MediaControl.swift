@@ -1,3 +1,4 @@
+import SluiceDataChannel
 import SluiceMedia
 import SluiceVocabulary
 
@@ -23,6 +24,12 @@ public protocol MediaControl: AnyObject {
     func shutdown()
     /// The server has `recording.folder`: a `record: true` publish is taken (1008 without).
     var recordingEnabled: Bool { get }
+    /// The handle's data channels and their counters (getStats); none by default.
+    func dataChannelStats(handle: StreamHandle) -> [DataChannelStats]
+}
+
+extension MediaControl {
+    public func dataChannelStats(handle: StreamHandle) -> [DataChannelStats] { [] }
 }
 
 extension MediaEngine: MediaControl {}

@@ -1,3 +1,4 @@
+import SluiceDataChannel
 import SluiceMedia
 import SluiceRecord
 import SluiceSDP
@@ -50,6 +51,12 @@ public final class MediaEngine: @unchecked Sendable {
     var nextRecording = 0
     /// Filled by the recorder thread.
     private let recorderEvents = Mutex<[RecordingEvent]>([])
+
+    /// Filled by the data channel stack's thread (MediaEngine+DataChannels.swift).
+    let dataChannelEvents = Mutex<[DataChannelEvent]>([])
+    /// This engine's `DataChannelEndpoint.scope`: the stack serves every server in the process.
+    let dataChannelScope = MediaEngine.nextDataChannelScope.add(1, ordering: .relaxed).oldValue
+    static let nextDataChannelScope = Atomic<Int>(1)
 
     // Filled by workers from their threads.
     private let workerEvents = Mutex<[WorkerEvent]>([])
@@ -152,10 +159,10 @@ public final class MediaEngine: @unchecked Sendable {
         }
         let worker = workerIndex(for: request.stream)
         let handle = Self.makeHandle(prefix: "pub")
-        let (answer, parameters) = try negotiator.negotiate(
+        let (answer, parameters, dataChannel) = try negotiator.negotiate(
             offer: request.offer, role: .publish, handle: handle, stream: request.stream,
             candidates: candidates(worker: worker), publisherTracks: nil, constraints: request.constraints,
-            videoStartBitrateKbps: request.startBitrateKbps,
+            videoStartBitrateKbps: request.startBitrateKbps, acceptsDataChannel: request.dataChannels != nil,
             consentTimeoutMicros: UInt64(config.iceConsentTimeoutSeconds) * 1_000_000)
         var entry = streams[request.stream] ?? StreamEntry()
         entry.publisher = handle
@@ -166,7 +173,12 @@ public final class MediaEngine: @unchecked Sendable {
         let media = workerStreams[worker]
         let constraints = request.constraints
         let caps = request.caps
-        workers[worker].execute { media.addPublisher(parameters, constraints: constraints, caps: caps) }
+        let dataEndpoint = dataChannelEndpoint(dataChannel, policy: request.dataChannels, handle: handle,
+                                               session: request.session, stream: request.stream, role: .publish)
+        workers[worker].execute {
+            media.addPublisher(parameters, constraints: constraints, caps: caps)
+            Self.openDataChannels(dataEndpoint, on: media, handle: handle)
+        }
         startRecording(handle, request: request, parameters: parameters, worker: worker)
         emitStatus(handle, .pending, info: nil, ends: false)
         return MediaAnswer(handle: handle, sdp: answer)
@@ -185,13 +197,13 @@ public final class MediaEngine: @unchecked Sendable {
         let home = workerIndex(for: request.stream)
         let worker = leastLoadedWorker()
         let handle = Self.makeHandle(prefix: "play")
-        let (answer, parameters) = try negotiator.negotiate(
+        let (answer, parameters, dataChannel) = try negotiator.negotiate(
             offer: request.offer, role: .play, handle: handle, stream: request.stream,
             // Without a publisher (players waiting already, or it left) the entry's tracks are
             // empty: answer from the offer, as for the first waiting player, not "no codecs".
             candidates: candidates(worker: worker),
             publisherTracks: remote.map(Self.tracks) ?? (entry?.publisher != nil ? entry?.publisherTracks : nil),
-            constraints: request.constraints,
+            constraints: request.constraints, acceptsDataChannel: request.dataChannels != nil,
             consentTimeoutMicros: UInt64(config.iceConsentTimeoutSeconds) * 1_000_000)
         var updated = entry ?? StreamEntry()
         updated.players.append(handle)
@@ -204,7 +216,12 @@ public final class MediaEngine: @unchecked Sendable {
                                       wait: request.wait, worker: worker)
         let media = workerStreams[worker]
         let constraints = request.constraints
-        workers[worker].execute { media.addPlayer(parameters, constraints: constraints, home: home) }
+        let dataEndpoint = dataChannelEndpoint(dataChannel, policy: request.dataChannels, handle: handle,
+                                               session: request.session, stream: request.stream, role: .play)
+        workers[worker].execute {
+            media.addPlayer(parameters, constraints: constraints, home: home)
+            Self.openDataChannels(dataEndpoint, on: media, handle: handle)
+        }
         emitStatus(handle, .pending, info: nil, ends: false)
         if remote != nil { ensureLink(request.stream) }
         return MediaAnswer(handle: handle, sdp: answer)
@@ -330,6 +347,11 @@ public final class MediaEngine: @unchecked Sendable {
             queue.removeAll()
             return taken
         }) { recordingEvent(event) }
+        for event in dataChannelEvents.withLock({ queue -> [DataChannelEvent] in
+            let taken = queue
+            queue.removeAll()
+            return taken
+        }) { dataChannelEvent(event) }
         let out = pending
         pending.removeAll()
         for event in out { body(event) }
@@ -357,6 +379,7 @@ public final class MediaEngine: @unchecked Sendable {
         let media = workerStreams[entry.worker]
         workers[entry.worker].execute { media.remove(handle) }
         statsBoard.remove(handle)
+        SCTPStack.shared.close(handle)
         let status: StreamStatus = info.hasPrefix("Failed") ? .failed
             : (entry.role == .publish ? .unpublished : .stopped)
         emitStatus(handle, status, info: info, ends: true, entry: entry)
@@ -392,6 +415,7 @@ public final class MediaEngine: @unchecked Sendable {
                 statsBoard.remove(player)
                 let media = workerStreams[playerEntry.worker]
                 workers[playerEntry.worker].execute { media.remove(player) }
+                SCTPStack.shared.close(player)
                 emitStatus(player, .unpublished, info: info, ends: true, entry: playerEntry)
             }
         }

@@ -13,7 +13,8 @@ struct Negotiation {
                    publisherTracks: (audio: TrackParameters?, video: TrackParameters?)?,
                    constraints: StreamConstraints,
                    videoStartBitrateKbps: Int? = nil,
-                   consentTimeoutMicros: UInt64) throws(MediaError) -> (String, EndpointParameters) {
+                   acceptsDataChannel: Bool = true,
+                   consentTimeoutMicros: UInt64) throws(MediaError) -> (String, EndpointParameters, NegotiatedDataChannel?) {
         let localUfrag = RandomToken.make(length: 8)
         let localPassword = RandomToken.make(length: 24)
         let audioSSRC = UInt32.random(in: 1...UInt32.max)
@@ -39,7 +40,8 @@ struct Negotiation {
         let answer: String
         let session: NegotiatedSession
         do {
-            let negotiation = try SDPNegotiator().negotiate(offerSDP: offer, parameters: answerParameters)
+            let negotiator = SDPNegotiator(configuration: .init(acceptsDataChannel: acceptsDataChannel))
+            let negotiation = try negotiator.negotiate(offerSDP: offer, parameters: answerParameters)
             answer = negotiation.answerSDP
             session = negotiation.session
         } catch let error as SDPError {
@@ -58,7 +60,7 @@ struct Negotiation {
                 remoteFingerprint: session.remoteFingerprint.value,
                 dtlsRole: session.dtlsRole,
                 consentTimeoutMicros: consentTimeoutMicros))
-        return (answer, parameters)
+        return (answer, parameters, session.dataChannel)
     }
 
     private static func codec(_ track: TrackParameters) -> NegotiatedCodec {

@@ -1,3 +1,4 @@
+import SluiceDataChannel
 import SluiceMedia
 import SluiceVocabulary
 
@@ -7,6 +8,8 @@ public struct PlayRequest: Sendable {
     public var offer: String
     public var constraints: StreamConstraints
     public var wait: Bool
+    /// The app's data channel rules; nil: a `webrtc-datachannel` m-line is refused (port 0).
+    public var dataChannels: DataChannelPolicy? = DataChannelPolicy()
 
     public init(session: SessionID, stream: String, offer: String, constraints: StreamConstraints, wait: Bool) {
         self.session = session

@@ -1,3 +1,4 @@
+import SluiceDataChannel
 import SluiceMedia
 import SluiceVocabulary
 
@@ -15,6 +16,8 @@ public struct PublishRequest: Sendable {
     /// name (`appKey`, the template's `{app}`).
     public var record = false
     public var appKey = ""
+    /// The app's data channel rules; nil: a `webrtc-datachannel` m-line is refused (port 0).
+    public var dataChannels: DataChannelPolicy? = DataChannelPolicy()
 
     public init(session: SessionID, stream: String, offer: String, constraints: StreamConstraints,
                 caps: PublishCaps = PublishCaps(), startBitrateKbps: Int? = nil) {

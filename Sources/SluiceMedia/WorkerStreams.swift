@@ -273,6 +273,12 @@ package final class WorkerStreams {
     }
 
     /// nil (and the handle fails) when OpenSSL cannot make a session.
+    /// The transport of a publisher or player of this worker (for what rides beside media on
+    /// it: the data channels).
+    package func transport(of handle: StreamHandle) -> WebRTCTransport? {
+        producers[handle]?.transport ?? consumers[handle]?.transport
+    }
+
     private func makeTransport(_ parameters: EndpointParameters) -> WebRTCTransport? {
         let transport = try? WebRTCTransport(worker: worker, security: security, parameters: parameters.transport)
         if transport == nil { report(.failed(parameters.handle, .dtlsError)) }

@@ -1,5 +1,6 @@
 import SluiceCluster
 import SluiceControl
+import SluiceDataChannel
 import SluiceMedia
 import SluiceRecord
 import SluiceSignaling
@@ -36,6 +37,8 @@ public final class Server {
         mediaConfig.recording = config.recording
         let recordingLog = Log(level: level, subsystem: "recording")
         mediaConfig.recorderLog = { line in recordingLog.info(line) }
+        let dataLog = Log(level: level, subsystem: "datachannel")
+        SCTPStack.shared.setLog { line in dataLog.warn(line) }
         do {
             media = try MediaEngine(config: mediaConfig)
         } catch let problem as RecordingPaths.Problem {
@@ -105,11 +108,13 @@ public final class Server {
         let hooks = app.hooksURL.map { url in
             HookSettings(url: url, secret: app.hooksSecret, timeoutMs: app.hooksTimeoutMs, caFile: app.hooksCAFile)
         }
-        return SignalingConfig.App(key: app.key, hooks: hooks, limits: PublishLimits(
+        var signaling = SignalingConfig.App(key: app.key, hooks: hooks, limits: PublishLimits(
             maxBitrateKbps: app.maxBitrateKbps, maxWidth: app.maxWidth, maxHeight: app.maxHeight, maxFps: app.maxFps),
             secrets: app.secrets, requireToken: app.requireToken, stopWhenExceeded: app.stopWhenExceeded,
             startBitrate: StartBitrate(enabled: app.startBitrateEnabled, defaultKbps: app.startBitrateDefaultKbps),
             recording: app.recording)
+        signaling.dataChannels = app.dataChannels
+        return signaling
     }
 
     public func start() throws {

@@ -26,10 +26,11 @@ import Testing
     }
 
     static func negotiate(_ offer: String) throws(MediaError) -> (String, EndpointParameters) {
-        try Negotiation(fingerprint: "AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99")
+        let (answer, parameters, _) = try Negotiation(fingerprint: "AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99")
             .negotiate(offer: offer, role: .publish, handle: "pub-1", stream: "cam",
                        candidates: [ServerCandidate(ip: "127.0.0.1", port: 10000)], publisherTracks: nil,
                        constraints: StreamConstraints(), consentTimeoutMicros: 10_000_000)
+        return (answer, parameters)
     }
 
     @Test func negotiatedValuesReachTheWorkerUnchanged() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceDataChannel
 import SluiceJSON
 import SluiceRecord
 import SluiceJSONParser
@@ -30,6 +31,8 @@ public struct ServerConfig: Sendable {
         public var startBitrateDefaultKbps: Int? = nil
         /// `recording`: which publishes are recorded (`request`, `always`, `off`).
         public var recording = AppRecording.request
+        /// `dataChannels`: their rules (`ServerConfig+DataChannels.swift`); nil: refused.
+        public var dataChannels: DataChannelPolicy? = DataChannelPolicy()
     }
 
     public var httpHost = "127.0.0.1"
@@ -151,7 +154,7 @@ public struct ServerConfig: Sendable {
             var apps: [App] = []
             for (i, item) in array.enumerated() {
                 let app = try ConfigReader(item, path: "apps[\(i)]", known: ["key", "hooks", "limits", "secrets", "requireToken", "startBitrate",
-                                                                                "recording"])
+                                                                                "recording", "dataChannels"])
                 guard let key = app.object["key"]?.stringValue, !key.isEmpty else {
                     throw ConfigError(key: "apps[\(i)].key", problem: "is required and must be a non-empty string")
                 }
@@ -186,6 +189,7 @@ public struct ServerConfig: Sendable {
                     throw ConfigError(key: "apps[\(i)].requireToken", problem: "needs at least one secret in apps[\(i)].secrets to check tokens with")
                 }
                 try readStartBitrate(app, into: &entry)
+                try readDataChannels(app, into: &entry)
                 let recording = try app.string("recording", default: AppRecording.request.rawValue,
                                                allowed: Set(AppRecording.allCases.map(\.rawValue)))
                 entry.recording = AppRecording(rawValue: recording) ?? .request

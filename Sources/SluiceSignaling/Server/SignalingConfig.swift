@@ -1,3 +1,5 @@
+import SluiceDataChannel
+
 /// Settings of the signaling server (the `server`, `apps` and `limits` parts of the config).
 public struct SignalingConfig: Sendable {
     /// An application clients name with `connect`'s `appKey`.
@@ -17,6 +19,8 @@ public struct SignalingConfig: Sendable {
         public var startBitrate: StartBitrate
         /// Which publishes are recorded (`AppRecording`).
         public var recording: AppRecording
+        /// Data channels' rules; nil: an offer's data channel m-line is refused (port 0).
+        public var dataChannels: DataChannelPolicy? = DataChannelPolicy()
 
         public init(key: String, hooks: HookSettings? = nil, limits: PublishLimits = PublishLimits(),
                     secrets: [String] = [], requireToken: Bool = false, stopWhenExceeded: Bool = false,

@@ -1,4 +1,5 @@
 import SluiceControl
+import SluiceDataChannel
 import SluiceJSON
 import SluiceMedia
 import SluiceVocabulary
@@ -8,7 +9,7 @@ import SluiceVocabulary
 /// objects.
 public enum MediaJSON {
     /// `identity`: the token's `sub` of the handle's session, when it has one.
-    public static func stats(_ stats: HandleStats, identity: String? = nil) -> JSONValue {
+    public static func stats(_ stats: HandleStats, identity: String? = nil, dataChannels: [DataChannelStats] = []) -> JSONValue {
         var object: JSONObject = [
             "handle": .string(stats.handle),
             "stream": .string(stats.stream),
@@ -26,6 +27,23 @@ public enum MediaJSON {
             if path == "tcp" { transport["sendDroppedPackets"] = JSONValue(stats.tcpSendDroppedPackets) }
             object["transport"] = .object(transport)
         }
+        if !dataChannels.isEmpty { object["dataChannels"] = .array(dataChannels.map(dataChannel)) }
+        return .object(object)
+    }
+
+    /// One data channel's counters (docs/protocol.md section 7).
+    public static func dataChannel(_ stats: DataChannelStats) -> JSONValue {
+        var object: JSONObject = [
+            "id": JSONValue(Int(stats.id)), "label": .string(stats.label), "protocol": .string(stats.protocol),
+            "ordered": .bool(stats.ordered),
+        ]
+        if let n = stats.maxRetransmits { object["maxRetransmits"] = JSONValue(n) }
+        if let ms = stats.maxPacketLifeTime { object["maxPacketLifeTime"] = JSONValue(ms) }
+        object["messagesReceived"] = JSONValue(stats.messagesReceived)
+        object["bytesReceived"] = JSONValue(stats.bytesReceived)
+        object["messagesSent"] = JSONValue(stats.messagesSent)
+        object["bytesSent"] = JSONValue(stats.bytesSent)
+        object["messagesDropped"] = JSONValue(stats.messagesDropped)
         return .object(object)
     }
 

@@ -62,7 +62,8 @@ extension SessionManager {
             let handle = try params.handle()
             try requireHandle(handle, of: session)
             do {
-                return MediaJSON.stats(try media.stats(handle: handle), identity: session.identity)
+                return MediaJSON.stats(try media.stats(handle: handle), identity: session.identity,
+                                       dataChannels: media.dataChannelStats(handle: handle))
             } catch {
                 if error == .unknownHandle { session.handles[handle] = nil }
                 throw RPCError(error)

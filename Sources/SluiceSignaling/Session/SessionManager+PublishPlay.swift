@@ -1,4 +1,5 @@
 import SluiceControl
+import SluiceDataChannel
 import SluiceJSON
 import SluiceMedia
 import SluiceVocabulary
@@ -14,6 +15,12 @@ extension SessionManager {
     /// The start bitrate setting of the session's app (the default for a session without one).
     func startBitrate(of session: RPCSession) -> StartBitrate {
         session.appKey.flatMap { config.app(withKey: $0) }?.startBitrate ?? .standard
+    }
+
+    /// The app's data channel rules (the defaults for a session of no configured app).
+    func dataChannels(of session: RPCSession) -> DataChannelPolicy? {
+        guard let app = session.appKey.flatMap({ config.app(withKey: $0) }) else { return DataChannelPolicy() }
+        return app.dataChannels
     }
 
     /// Whether a publish is recorded: what it asked, under its app's `recording` setting.
@@ -50,6 +57,7 @@ extension SessionManager {
                                      startBitrateKbps: startBitrate(of: session).kbps(declared: constraints, limits: limits))
         request.record = record
         request.appKey = session.appKey ?? ""
+        request.dataChannels = dataChannels(of: session)
         let start = { [unowned self] (session: RPCSession) throws(RPCError) -> JSONValue in
             let answer: MediaAnswer
             // After the hook: the name in use is checked again then (section 6, Hooks).
@@ -91,7 +99,8 @@ extension SessionManager {
         let custom = try params.optionalObject("custom")
         try requireGrant(.play, stream: stream, record: false, session: session)
         try requireHandleCapacity(session)
-        let request = PlayRequest(session: sessionID, stream: stream, offer: sdp, constraints: constraints, wait: wait)
+        var request = PlayRequest(session: sessionID, stream: stream, offer: sdp, constraints: constraints, wait: wait)
+        request.dataChannels = dataChannels(of: session)
         let start = { [unowned self] (session: RPCSession) throws(RPCError) -> JSONValue in
             let answer: MediaAnswer
             do throws(MediaError) {

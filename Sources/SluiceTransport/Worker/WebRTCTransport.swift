@@ -96,9 +96,16 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
     /// `PacketPathProbes.slots`, read once here, so a packet reads an instance constant.
     private let probes = PacketPathProbes.slots
 
+    /// Where decrypted DTLS application data (SCTP packets, one per record) goes: the data
+    /// channel stack's inlet, when the SDP accepted a data channel. Worker thread; the bytes
+    /// last only for the call. Nil: they are dropped.
+    public var applicationDataReceiver: ((UnsafeRawBufferPointer, UInt64) -> Void)?
+
     /// Counters for stats and the log.
     public private(set) var srtpErrors: UInt64 = 0
     public private(set) var droppedStun: UInt64 = 0
+    /// SCTP packets OpenSSL refused to seal (larger than a record fits in the DTLS MTU).
+    public private(set) var applicationDataWriteFailures: UInt64 = 0
 
     /// `socket`: one of `worker`'s sockets; nil for its primary socket (the server's case).
     public init(worker: MediaWorker, socket: WorkerSocket? = nil, security: DTLSSecurity,
@@ -214,7 +221,11 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
     }
 
     private func receiveDTLS(_ datagram: UnsafeRawBufferPointer, now: UInt64) {
-        dtls.handle(datagram: datagram)
+        if let receiver = applicationDataReceiver {
+            dtls.handle(datagram: datagram) { receiver($0, now) }
+        } else {
+            dtls.handle(datagram: datagram)
+        }
         flushDTLS()
         switch dtls.state {
         case .connected where state != .connected:
@@ -303,6 +314,21 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
             return
         }
         worker.queueSend(buffer: buffer, length: length, path: selected)
+    }
+
+    /// Seals SCTP packets in DTLS records and queues them, one record per datagram (worker
+    /// thread): a peer may read only the first record of a datagram (aiortc does), and
+    /// browsers send one SCTP packet per datagram too. Dropped before DTLS is up or after the
+    /// transport ended; SCTP retransmits what it needs.
+    public func sendApplicationData(_ packets: [[UInt8]]) {
+        guard state == .connected else { return }
+        for packet in packets {
+            if packet.withUnsafeBytes({ dtls.sendApplicationData($0) }) {
+                flushDTLS()
+            } else {
+                applicationDataWriteFailures += 1
+            }
+        }
     }
 
     private func flushDTLS() {
