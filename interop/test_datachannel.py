@@ -102,6 +102,10 @@ async def _forwarding(server, figures) -> None:
         for client, _, handle in players:
             player_stats = (await channel_stats(client, handle))[0]
             assert player_stats["messagesSent"] == count and player_stats["bytesSent"] == sent_bytes, player_stats
+        status, metrics = server.get("/metrics")
+        assert status == 200, status
+        line = f'sluice_datachannel_messages_total{{stream="{STREAM}",role="play",label="chat",direction="sent"}} {count * 2}'
+        assert line in metrics, [l for l in metrics.splitlines() if l.startswith("sluice_datachannel")]
         figures({"messages": count, "bytes": sent_bytes, "players": len(players)})
     finally:
         await close(*players, (pub_client, publisher, pub_handle))

@@ -181,7 +181,8 @@ public final class AdminAPI {
             relay: media.relayCounters,
             links: AdminLinkMetrics.Input(origin: media.linkViews, edge: media.edgeLinks.count,
                                           packets: media.linkPackets,
-                                          layerPackets: media.edgeLinkLayerPackets))
+                                          layerPackets: media.edgeLinkLayerPackets),
+            dataChannels: media.allDataChannelStats())
         let text = PrometheusText.render(AdminMetrics.families(input))
         return HTTPResponse(status: 200, contentType: PrometheusText.contentType, body: Array(text.utf8))
     }

@@ -26,6 +26,8 @@ struct AdminMetrics {
         var relay: [MediaEngine.RelayCounters] = []
         /// The relay links between nodes.
         var links = AdminLinkMetrics.Input()
+        /// Every handle's data channels.
+        var dataChannels: [AdminDataChannelMetrics.Handle] = []
     }
 
     static func families(_ input: Input) -> [PrometheusMetricFamily] {
@@ -79,7 +81,7 @@ struct AdminMetrics {
         }
         return [up, info, uptime, sessions, streams, players] + perStream.all + [received, sent, dropped, delay]
             + AdminTCPMetrics.families(input.tcp) + AdminRelayMetrics.families(input.relay)
-            + AdminLinkMetrics.families(input.links)
+            + AdminLinkMetrics.families(input.links) + AdminDataChannelMetrics.families(input.dataChannels)
     }
 
     static func forwardDelays(_ workers: [MediaWorker]) -> [(index: Int, buckets: [UInt64])] {
