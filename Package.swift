@@ -133,7 +133,7 @@ let package = Package(
                     dependencies: ["SluiceSignaling", "SluiceJSON", "SluiceJSONParser", "SluiceControl", "SluiceMedia",
                                    "SluiceVocabulary"], swiftSettings: swift5),
         .testTarget(name: "SluiceServerTests", dependencies: ["SluiceServer", "SluiceControl", "SluiceMedia", "SluiceVocabulary",
-                                                         "SluiceCluster"], swiftSettings: swift5),
+                                                         "SluiceCluster", "SluiceDataChannel"], swiftSettings: swift5),
         .testTarget(name: "SluiceClusterTests",
                     dependencies: ["SluiceCluster", "SluiceJSON", "SluiceJSONParser", "SluiceServer", "SluiceSignaling"],
                     swiftSettings: swift5),
