@@ -297,3 +297,41 @@ async def _sdk_errors(server):
     assert out["stop"] == {} and out["streamsAfterStop"] == 0, out
     assert out["close"]["code"] == 1000, out
     assert (out["afterClose"]["code"], out["afterClose"]["reason"]) == (-1, "CONNECTION_CLOSED"), out
+
+
+SDK_DATA = """async () => {
+  const session = await window.Sluice.connect(null, {appKey: 'defaultApp'});
+  const camera = await navigator.mediaDevices.getUserMedia({video: true, audio: false});
+  const opened = (channel) => new Promise((resolve) => {
+    if (channel.readyState === 'open') resolve(); else channel.addEventListener('open', resolve);
+  });
+  const next = (channel) => new Promise((resolve) => channel.addEventListener('message', (e) => resolve(e.data), {once: true}));
+  const pub = await session.publish('sdk-data', camera, {dataChannels: ['chat']});
+  const player = await session.play('sdk-data', {dataChannels: [{label: 'chat', ordered: false, maxRetransmits: 2}]});
+  const out = {pubLabels: [...pub.dataChannels.keys()], playerOrdered: player.dataChannels.get('chat').ordered};
+  await Promise.all([opened(pub.dataChannels.get('chat')), opened(player.dataChannels.get('chat'))]);
+  const toPlayer = next(player.dataChannels.get('chat'));
+  pub.dataChannels.get('chat').send('to the players');
+  out.playerGot = await toPlayer;
+  const toPublisher = next(pub.dataChannels.get('chat'));
+  player.dataChannels.get('chat').send('to the publisher');
+  out.publisherGot = await toPublisher;
+  const stats = await player.getStats();
+  out.playerStats = stats.dataChannels;
+  await session.disconnect();
+  return out;
+}"""
+
+
+def test_sdk_data_channels(server):
+    asyncio.run(_sdk_data(server))
+
+
+async def _sdk_data(server):
+    async with demo_page(server) as page:
+        out = await asyncio.wait_for(page.evaluate(SDK_DATA), 30)
+    assert out["pubLabels"] == ["chat"] and out["playerOrdered"] is False, out
+    assert out["playerGot"] == "to the players" and out["publisherGot"] == "to the publisher", out
+    [channel] = out["playerStats"]
+    assert channel["label"] == "chat" and channel["ordered"] is False and channel["maxRetransmits"] == 2, channel
+    assert channel["messagesSent"] == 1 and channel["messagesReceived"] == 1, channel

@@ -22,13 +22,18 @@
  *
  *   Session (an EventTarget)
  *     .sessionId .serverVersion .identity (the token's sub, or null) .iceServers .status ('CONNECTED', then 'ESTABLISHED', 'DISCONNECTED', 'CLOSED')
- *     .publish(name, mediaStream, {constraints?, simulcast?, record?, custom?, iceTransportPolicy?}) -> Promise<Stream>
+ *     .publish(name, mediaStream, {constraints?, simulcast?, record?, custom?, iceTransportPolicy?, dataChannels?}) -> Promise<Stream>
  *         sendonly transceivers for the stream's tracks (audio/video constraints `false` leave
  *         that kind out). simulcast: true sends three encodings, rid q/h/f at 1/4, 1/2 and
  *         full resolution; constraints.video.bitrate (kbit/s) caps the encoder(s) and
  *         constraints.video.fps the frame rate.
- *     .play(name, {constraints?, wait?, custom?, iceTransportPolicy?}) -> Promise<Stream>
+ *     .play(name, {constraints?, wait?, custom?, iceTransportPolicy?, dataChannels?}) -> Promise<Stream>
  *         recvonly transceivers; the returned stream's .mediaStream fills as tracks arrive.
+ *     dataChannels (publish and play): labels, or {label, ordered?, maxRetransmits?,
+ *         maxPacketLifeTime?, protocol?} objects; each becomes an RTCDataChannel on the stream's
+ *         PeerConnection, made before the offer, in stream.dataChannels (a Map by label). A
+ *         publisher's messages reach every player's channel of the same label; a player's
+ *         reach the publisher (docs/protocol.md section 6, Data channels).
  *     .update(handle, constraints) -> Promise<{}>   (the new layer comes as a streamEvent)
  *     .mute(handle, kind) / .unmute(handle, kind) -> Promise<{}>   kind: 'audio' | 'video'
  *     .stop(handle) -> Promise<{}>   also closes the stream's RTCPeerConnection
@@ -46,7 +51,7 @@
  *       'close'         {code, reason}   the WebSocket closed
  *
  *   Stream (an EventTarget): one publish or play handle
- *     .handle .name .role ('publish' | 'play') .status .info .peerConnection .mediaStream
+ *     .handle .name .role ('publish' | 'play') .status .info .peerConnection .mediaStream .dataChannels
  *     .offerSdp .answerSdp   as sent and as received
  *     .update(constraints) .mute(kind) .unmute(kind) .stop() .getStats()   as on the session
  *     .getPeerStats() -> Promise<{video, audio, connectionState, candidatePair}>: the browser's own
@@ -127,6 +132,7 @@
       this.name = name;
       this.peerConnection = peerConnection;
       this.mediaStream = mediaStream;
+      this.dataChannels = new Map();
       this.handle = null;
       this.offerSdp = null;
       this.answerSdp = null;
@@ -259,6 +265,7 @@
       const video = constraints && typeof constraints.video === 'object' ? constraints.video : {};
       const pc = this._peerConnection(options);
       const stream = new Stream(this, 'publish', name, pc, mediaStream);
+      openDataChannels(stream, options.dataChannels);
       for (const track of mediaStream.getTracks()) {
         if (constraints && constraints[track.kind] === false) continue;
         const init = {direction: 'sendonly', streams: [mediaStream]};
@@ -278,6 +285,7 @@
       const mediaStream = new MediaStream();
       const stream = new Stream(this, 'play', name, pc, mediaStream);
       stream.wait = !!options.wait;
+      openDataChannels(stream, options.dataChannels);
       for (const kind of ['video', 'audio']) {
         if (constraints && constraints[kind] === false) continue;
         pc.addTransceiver(kind, {direction: 'recvonly'});
@@ -415,6 +423,19 @@
   }
 
   // Send encodings for the video track: one, or three simulcast layers sharing the bitrate.
+  // The data channels a publish or play asked for, made before its offer so the offer has an
+  // m=application line. A label alone is a reliable, ordered channel.
+  function openDataChannels(stream, wanted) {
+    for (const entry of wanted || []) {
+      const spec = typeof entry === 'string' ? {label: entry} : entry;
+      const init = {};
+      for (const key of ['ordered', 'maxRetransmits', 'maxPacketLifeTime', 'protocol']) {
+        if (spec[key] !== undefined) init[key] = spec[key];
+      }
+      stream.dataChannels.set(spec.label, stream.peerConnection.createDataChannel(spec.label, init));
+    }
+  }
+
   function encodings(video, simulcast) {
     const kbps = typeof video.bitrate === 'number' ? video.bitrate : (typeof video.maxBitrate === 'number' ? video.maxBitrate : null);
     const fps = typeof video.fps === 'number' ? video.fps : null;
