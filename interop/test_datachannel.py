@@ -58,6 +58,18 @@ async def start(server, players: int = 2):
     return (pub_client, publisher, pub_handle), sides
 
 
+async def new_player_hears(server, publisher, text: str):
+    """A new player opens `chat` and gets the publisher's next message: the server still serves."""
+    client = await open_session(server.ws_url)
+    peer = DataPlayer()
+    handle = await play_with_channels(client, STREAM, peer)
+    await peer.channels["chat"].wait_open()
+    publisher.channels["chat"].channel.send(text)
+    got = await peer.channels["chat"].wait_count(1, 10)
+    assert got[0].data == text
+    return client, peer, handle
+
+
 async def close(*peers) -> None:
     for client, peer, _ in peers:
         if peer is not None:
@@ -136,13 +148,7 @@ async def _no_sctp(server) -> None:
     finally:
         RTCSctpTransport.start = original
     try:
-        client = await open_session(server.ws_url)
-        peer = DataPlayer()
-        handle = await play_with_channels(client, STREAM, peer)
-        await peer.channels["chat"].wait_open()
-        publisher.channels["chat"].channel.send("still here")
-        got = await peer.channels["chat"].wait_count(1, 10)
-        assert got[0].data == "still here"
+        client, peer, handle = await new_player_hears(server, publisher, "still here")
         server.health()
     finally:
         await close((silent_client, silent, None), (client, peer, handle), (pub_client, publisher, pub_handle))
@@ -184,13 +190,7 @@ async def _garbage(server) -> None:
         await asyncio.sleep(1.0)
         server.health()
         # The publisher's channel, and a new player's, still work.
-        client = await open_session(server.ws_url)
-        peer = DataPlayer()
-        handle = await play_with_channels(client, STREAM, peer)
-        await peer.channels["chat"].wait_open()
-        publisher.channels["chat"].channel.send("after the garbage")
-        got = await peer.channels["chat"].wait_count(1, 10)
-        assert got[0].data == "after the garbage"
+        client, peer, handle = await new_player_hears(server, publisher, "after the garbage")
         log = server.log_path.read_text()
         assert log.count("dropped an SCTP packet") >= 1, "the bad SCTP input was not logged"
         assert log.count("dropped an SCTP packet") <= 2, "bad SCTP input is logged more than once per association"
