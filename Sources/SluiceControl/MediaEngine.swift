@@ -377,9 +377,13 @@ public final class MediaEngine: @unchecked Sendable {
     func end(_ handle: StreamHandle, info: String) {
         guard let entry = handles.removeValue(forKey: handle) else { return }
         let media = workerStreams[entry.worker]
-        workers[entry.worker].execute { media.remove(handle) }
+        // The data channels close from the worker too, after the open it sent when it made the
+        // transport (which may still be in its inbox).
+        workers[entry.worker].execute {
+            media.remove(handle)
+            SCTPStack.shared.close(handle)
+        }
         statsBoard.remove(handle)
-        SCTPStack.shared.close(handle)
         let status: StreamStatus = info.hasPrefix("Failed") ? .failed
             : (entry.role == .publish ? .unpublished : .stopped)
         emitStatus(handle, status, info: info, ends: true, entry: entry)
@@ -414,8 +418,10 @@ public final class MediaEngine: @unchecked Sendable {
                 handles[player] = nil
                 statsBoard.remove(player)
                 let media = workerStreams[playerEntry.worker]
-                workers[playerEntry.worker].execute { media.remove(player) }
-                SCTPStack.shared.close(player)
+                workers[playerEntry.worker].execute {
+                    media.remove(player)
+                    SCTPStack.shared.close(player)
+                }
                 emitStatus(player, .unpublished, info: info, ends: true, entry: playerEntry)
             }
         }
