@@ -301,6 +301,20 @@ async def _sdk_errors(server):
 
 SDK_DATA = """async () => {
   const session = await window.Sluice.connect(null, {appKey: 'defaultApp'});
+  // The server's dataChannelOpened, per handle: a browser calls its own channel open before
+  // the server has read the DCEP open, and a message sent to a channel the server does not
+  // know yet goes nowhere.
+  const serverOpened = new Set();
+  let onServerOpened = () => {};
+  session.on('streamEvent', (e) => {
+    if (e.type === 'dataChannelOpened') { serverOpened.add(e.handle); onServerOpened(); }
+  });
+  const knownToServer = (stream) => new Promise((resolve) => {
+    const check = () => { if (serverOpened.has(stream.handle)) resolve(); };
+    const previous = onServerOpened;
+    onServerOpened = () => { previous(); check(); };
+    check();
+  });
   const camera = await navigator.mediaDevices.getUserMedia({video: true, audio: false});
   const opened = (channel) => new Promise((resolve) => {
     if (channel.readyState === 'open') resolve(); else channel.addEventListener('open', resolve);
@@ -309,7 +323,8 @@ SDK_DATA = """async () => {
   const pub = await session.publish('sdk-data', camera, {dataChannels: ['chat']});
   const player = await session.play('sdk-data', {dataChannels: [{label: 'chat', ordered: false, maxRetransmits: 2}]});
   const out = {pubLabels: [...pub.dataChannels.keys()], playerOrdered: player.dataChannels.get('chat').ordered};
-  await Promise.all([opened(pub.dataChannels.get('chat')), opened(player.dataChannels.get('chat'))]);
+  await Promise.all([opened(pub.dataChannels.get('chat')), opened(player.dataChannels.get('chat')),
+                     knownToServer(pub), knownToServer(player)]);
   const toPlayer = next(player.dataChannels.get('chat'));
   pub.dataChannels.get('chat').send('to the players');
   out.playerGot = await toPlayer;
