@@ -209,6 +209,14 @@ async def _datachannel_chromium(server, figures, artifacts):
             stats = await pub.evaluate("(h) => window.sluice.call('getStats', {handle: h})", pub_handle)
             pub_chat = [c for c in stats["dataChannels"] if c["label"] == "chat"][0]
             assert pub_chat["messagesSent"] == 2, pub_chat
+            # And the server's count at each player: all 1,000 sent, none dropped, the reply taken.
+            chrome_stats = await cplay.evaluate("(h) => window.sluice.call('getStats', {handle: h})", played["handle"])
+            aio_stats = await player_client.get_stats(aio_handle)
+            for name, player_stats in (("Chromium player", chrome_stats), ("aiortc player", aio_stats)):
+                chats = [c for c in player_stats.get("dataChannels", []) if c.get("label") == "chat"]
+                assert len(chats) == 1, (name, player_stats.get("dataChannels"))
+                assert (chats[0]["messagesSent"], chats[0]["bytesSent"], chats[0]["messagesDropped"],
+                        chats[0]["messagesReceived"]) == (COUNT, sum(size for _, size in plan), 0, 1), (name, chats[0])
 
             # Figures.
             chrome_lat = [g["at"] - sent_at[i] for i, g in enumerate(chrome_got)]
