@@ -246,6 +246,8 @@ async def _datachannel_chromium(server, figures, artifacts):
                                                                  "messagesSent", "messagesDropped")},
             })
             assert not aio.errors, aio.errors
+            for name, page in (("publisher", pub), ("Chromium player", cplay)):
+                assert await page.evaluate("window.dc.errors") == [], (name, "channel errors")
     finally:
         if aio is not None:
             await aio.close()
