@@ -62,8 +62,11 @@ def open_channel(pc, label: str, **options) -> ChannelLog:
 
 
 class DataPublisher(Publisher):
-    def __init__(self, labels=("chat",), audio: bool = False, **options):
-        super().__init__(audio=audio)
+    """`width`/`height`: the numbered video's size (a small one keeps aiortc's VP8 encoder
+    from taking the CPU a data channel test or bench needs)."""
+
+    def __init__(self, labels=("chat",), audio: bool = False, width: int = 640, height: int = 480, **options):
+        super().__init__(width=width, height=height, audio=audio)
         self.channels = {label: open_channel(self.pc, label, **options) for label in labels}
 
 
@@ -71,6 +74,18 @@ class DataPlayer(Player):
     def __init__(self, labels=("chat",), **options):
         super().__init__(audio=False)
         self.channels = {label: open_channel(self.pc, label, **options) for label in labels}
+
+
+def local_udp_port(pc) -> int:
+    """The local UDP port of `pc`'s ICE pair (the nominated one; aioice gathers one host
+    candidate per peer here, 127.0.0.1), so a test can drop this peer's packets with nftables."""
+    ice = pc.sctp.transport.transport
+    pair = getattr(ice._connection, "_nominated", {}).get(1)
+    if pair is not None:
+        return pair.local_addr[1]
+    udp = [c for c in ice.iceGatherer.getLocalCandidates() if c.protocol.lower() == "udp"]
+    assert len(udp) == 1, f"expected one local UDP candidate, found {udp}"
+    return udp[0].port
 
 
 async def publish_with_channels(client, stream: str, peer: DataPublisher) -> str:
