@@ -147,6 +147,17 @@ static inline struct sluice_sctp_received sluice_sctp_receive(struct socket *so,
     return out;
 }
 
+// Messages (DATA chunks) the association holds for the peer: sent and not yet acknowledged,
+// plus not yet sent; -1 if usrsctp cannot tell. usrsctp bounds its send buffer by payload
+// bytes only, so a flood of tiny messages needs this count as a second bound.
+static inline int sluice_sctp_queued_chunks(struct socket *so) {
+    struct sctp_status status;
+    memset(&status, 0, sizeof(status));
+    socklen_t length = sizeof(status);
+    if (usrsctp_getsockopt(so, IPPROTO_SCTP, SCTP_STATUS, &status, &length) < 0) return -1;
+    return (int)status.sstat_unackdata + (int)status.sstat_penddata;
+}
+
 // Resets our outgoing stream `sid` (the answer to a peer that closed its data channel, so
 // the peer's channel reaches "closed"). Returns 0, or the errno.
 static inline int sluice_sctp_reset_stream(struct socket *so, uint16_t sid) {

@@ -39,7 +39,13 @@ extension SCTPStack {
                 let error = receiver.send(channel, ppid: wire, bytes)
                 if error == 0 {
                     receiver.countSent(channel, bytes: payload.count)
-                } else if let event = receiver.countDrop(channel, reason: .backlog, now: now) {
+                    continue
+                }
+                if error != EWOULDBLOCK && error != EAGAIN && error != ENOBUFS && !receiver.loggedSendError {
+                    receiver.loggedSendError = true
+                    logLine("data channel \(receiver.endpoint.handle): a send on \(label) failed (errno \(error)); counted as backlog")
+                }
+                if let event = receiver.countDrop(channel, reason: .backlog, now: now) {
                     receiver.endpoint.report(event)
                 }
             }

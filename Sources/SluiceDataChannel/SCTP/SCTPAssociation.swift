@@ -37,6 +37,8 @@ final class SCTPAssociation {
     var outbox: [[UInt8]] = []
     /// Whether the association is up (SCTP_COMM_UP).
     var isUp = false
+    /// A send failed for another reason than a full backlog (logged once per association).
+    var loggedSendError = false
     /// The stats board needs this handle's channels again.
     var statsChanged = true
     /// Drops by reason, and when each last happened (so each episode is told once).
@@ -133,9 +135,15 @@ final class SCTPAssociation {
 
     // MARK: Sending
 
-    /// Sends one message on channel `id` with the channel's reliability. Returns 0 or the errno.
+    /// At most this many messages wait for one peer (sent and unacknowledged, or unsent),
+    /// besides the send buffer's byte bound: each costs usrsctp about 450 bytes whatever its size.
+    static let maxQueuedMessages: Int32 = 4096
+
+    /// Sends one message on channel `id` with the channel's reliability. Returns 0 or the errno
+    /// (EWOULDBLOCK: the peer's backlog is full).
     func send(_ id: UInt16, ppid: PayloadProtocol, _ payload: UnsafeRawBufferPointer) -> Int32 {
         guard let socket, let channel = channels[id] else { return ENOTCONN }
+        if sluice_sctp_queued_chunks(socket) >= Self.maxQueuedMessages { return EWOULDBLOCK }
         return send(socket, id, ppid: ppid.rawValue, reliability: channel.open.reliability, payload)
     }
 
