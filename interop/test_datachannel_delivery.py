@@ -249,6 +249,8 @@ def test_stalled_player_does_not_slow_the_other(server, figures):
                for d in drops), f"no dataDropped backlog event on B's session: {drops}"
     # A was not slowed by B: its latency at the end, when B's buffer had long been full, is
     # about its latency at the start. A generous bound on p90 (Python's event loop runs all
-    # three peers, so a few ms of jitter is normal); a server blocked on B adds seconds.
-    assert last_p90 < first_p90 + 0.2, \
+    # three peers, so a few ms of jitter is normal, and a busy machine can slow all of it a
+    # few times over); a server blocked on B would hold A behind B's full buffer, and A's
+    # latency would grow for the rest of the run, by seconds.
+    assert last_p90 < 2 * first_p90 + 0.3, \
         f"player A's p90 latency went from {first_p90 * 1000:.0f} ms to {last_p90 * 1000:.0f} ms"
