@@ -28,6 +28,9 @@ final class SCTPAssociation {
     weak var transport: WebRTCTransport?
     let inlet: SCTPInlet
     private(set) var socket: OpaquePointer?
+    /// usrsctp refused to start it: the peer's packets are dropped from then on.
+    private(set) var failed = false
+    private var registered = false
     /// usrsctp's name for this association's lower layer: the id as a pointer value.
     var address: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: id)! }
 
@@ -60,9 +63,15 @@ final class SCTPAssociation {
     /// Makes the socket and starts the association. Returns 0 or the errno (logged by the caller).
     func start(upcall: sluice_sctp_upcall_fn, sendBuffer: Int32, receiveBuffer: Int32) -> Int32 {
         usrsctp_register_address(address)
-        guard let socket = sluice_sctp_socket(upcall, address, sendBuffer, receiveBuffer, Self.packetSize) else { return ENOMEM }
+        registered = true
+        guard let socket = sluice_sctp_socket(upcall, address, sendBuffer, receiveBuffer, Self.packetSize) else {
+            failed = true
+            return ENOMEM
+        }
         self.socket = socket
-        return sluice_sctp_bind_connect(socket, address, endpoint.localPort, endpoint.remotePort)
+        let error = sluice_sctp_bind_connect(socket, address, endpoint.localPort, endpoint.remotePort)
+        if error != 0 { failed = true }
+        return error
     }
 
     /// Aborts the association (the ABORT lands in `outbox`) and leaves usrsctp.
@@ -70,6 +79,9 @@ final class SCTPAssociation {
         if let socket {
             usrsctp_close(socket)
             self.socket = nil
+        }
+        if registered {
+            registered = false
             usrsctp_deregister_address(address)
         }
         channels.removeAll()

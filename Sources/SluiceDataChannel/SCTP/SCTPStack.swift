@@ -172,6 +172,7 @@ public final class SCTPStack: @unchecked Sendable {
         case .packet(let id, let bytes):
             guard let association = associations[id] else { return }
             association.inlet.queued.subtract(bytes.count, ordering: .relaxed)
+            if association.failed { return }
             if association.socket == nil {
                 let error = association.start(upcall: sctpUpcall, sendBuffer: Self.sendBufferBytes,
                                               receiveBuffer: Self.receiveBufferBytes)
