@@ -187,6 +187,20 @@ window.sluice = (() => {
 """
 
 
+async def open_test_page(browser, console_log: list | None = None, tag: str = ""):
+    """A page of `browser` at the intercepted secure-context URL, with PAGE_SCRIPT loaded;
+    console lines go to `console_log`, prefixed with `tag`."""
+    page = await browser.new_page(viewport={"width": 680, "height": 520})
+    if console_log is not None:
+        page.on("console", lambda m: console_log.append(f"{tag}{m.type}: {m.text}"))
+        page.on("pageerror", lambda e: console_log.append(f"{tag}pageerror: {e}"))
+    await page.route(PAGE_URL, lambda route: route.fulfill(
+        status=200, content_type="text/html", body="<!doctype html><title>sluice test</title><body></body>"))
+    await page.goto(PAGE_URL)
+    await page.evaluate(PAGE_SCRIPT)
+    return page
+
+
 @contextlib.asynccontextmanager
 async def chromium_page(console_log: list | None = None, executable: str = CHROMIUM):
     """A fresh headless Chromium with one page (a secure context) that has `window.sluice`.
@@ -194,15 +208,7 @@ async def chromium_page(console_log: list | None = None, executable: str = CHROM
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
         try:
-            page = await browser.new_page(viewport={"width": 680, "height": 520})
-            if console_log is not None:
-                page.on("console", lambda m: console_log.append(f"{m.type}: {m.text}"))
-                page.on("pageerror", lambda e: console_log.append(f"pageerror: {e}"))
-            await page.route(PAGE_URL, lambda route: route.fulfill(
-                status=200, content_type="text/html", body="<!doctype html><title>sluice test</title><body></body>"))
-            await page.goto(PAGE_URL)
-            await page.evaluate(PAGE_SCRIPT)
-            yield page
+            yield await open_test_page(browser, console_log)
         finally:
             await browser.close()
 

@@ -14,7 +14,7 @@ to `size` (so a message under the header's length carries a prefix of it). datac
 in the test builds the same bytes in Python.
 """
 
-from chromium import PAGE_SCRIPT, PAGE_URL
+from chromium import open_test_page
 
 DATACHANNEL_SCRIPT = r"""
 window.dc = (() => {
@@ -108,13 +108,6 @@ async def another_page(page, console_log: list | None = None, tag: str = ""):
     """A second page in `page`'s browser, made the way chromium.chromium_page makes its page
     (the intercepted secure-context URL, then PAGE_SCRIPT), plus DATACHANNEL_SCRIPT. One
     browser for both pages spares the two-core machine a second Chromium."""
-    other = await page.context.browser.new_page(viewport={"width": 680, "height": 520})
-    if console_log is not None:
-        other.on("console", lambda m: console_log.append(f"{tag}{m.type}: {m.text}"))
-        other.on("pageerror", lambda e: console_log.append(f"{tag}pageerror: {e}"))
-    await other.route(PAGE_URL, lambda route: route.fulfill(
-        status=200, content_type="text/html", body="<!doctype html><title>sluice test</title><body></body>"))
-    await other.goto(PAGE_URL)
-    await other.evaluate(PAGE_SCRIPT)
+    other = await open_test_page(page.context.browser, console_log, tag)
     await add_datachannel_script(other)
     return other

@@ -16,7 +16,7 @@ import time
 
 from datachannel_peers import (DataPlayer, DataPublisher, local_udp_port, play_with_channels,
                                publish_with_channels)
-from sessions import open_session
+from sessions import close_all, open_session
 
 TABLE = "sluice_dcdelivery"
 # Small video: the publisher must send media (a publish needs an audio or video m-line), but
@@ -76,15 +76,6 @@ async def _quiet(log, seconds: float, timeout: float, expected: int) -> None:
         await asyncio.sleep(0.1)
 
 
-async def _close(*things) -> None:
-    for thing in things:
-        if thing is not None:
-            try:
-                await thing.close()
-            except Exception:
-                pass
-
-
 def _channel_stats(stats: dict, label: str) -> dict:
     channels = [c for c in stats.get("dataChannels", []) if c.get("label") == label]
     assert len(channels) == 1, f"getStats has no single {label!r} channel: {stats.get('dataChannels')}"
@@ -128,7 +119,7 @@ def test_unordered_no_retransmits_under_loss(server, figures):
             return receiver.received, sent_at, dropped_packets, stats
         finally:
             _nft_clear()
-            await _close(ply, ply_client, pub, pub_client)
+            await close_all(ply, ply_client, pub, pub_client)
 
     received, sent_at, dropped_packets, stats = asyncio.run(run())
     indexes = [int(r.data) for r in received]
@@ -215,7 +206,7 @@ def test_stalled_player_does_not_slow_the_other(server, figures):
             return received_a, len(b.channels["chat"].received), dropped_packets, b_stats, drops
         finally:
             _nft_clear()
-            await _close(a, b, a_client, b_client, pub, pub_client)
+            await close_all(a, b, a_client, b_client, pub, pub_client)
 
     received_a, received_b, dropped_packets, b_stats, drops = asyncio.run(run())
     decoded = [HEADER.unpack_from(r.data) + (r.at, len(r.data)) for r in received_a]
