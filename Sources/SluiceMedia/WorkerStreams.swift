@@ -272,13 +272,13 @@ package final class WorkerStreams {
         routers[stream]?.requestKeyFrame(layer: nil)
     }
 
-    /// nil (and the handle fails) when OpenSSL cannot make a session.
     /// The transport of a publisher or player of this worker (for what rides beside media on
     /// it: the data channels).
     package func transport(of handle: StreamHandle) -> WebRTCTransport? {
         producers[handle]?.transport ?? consumers[handle]?.transport
     }
 
+    /// nil (and the handle fails) when OpenSSL cannot make a session.
     private func makeTransport(_ parameters: EndpointParameters) -> WebRTCTransport? {
         let transport = try? WebRTCTransport(worker: worker, security: security, parameters: parameters.transport)
         if transport == nil { report(.failed(parameters.handle, .dtlsError)) }
