@@ -24,7 +24,7 @@ package enum EventWords {
     /// `playing`, `failed`), which becomes a `streamStatus` instead.
     package static func words(_ event: WorkerEvent) -> Words? {
         switch event {
-        case .publishing, .playing, .failed, .linkMuted:
+        case .publishing, .playing, .failed, .linkMuted, .precallProgress, .precallDone:
             return nil
         case .layerChanged(_, let layer, let width, let height, let reason):
             return Words(type: "layerChanged", by: nil, data: [
@@ -106,5 +106,36 @@ package enum EventWords {
         case .server: by = "server"
         }
         return Words(type: "\(kind.rawValue)\(muted ? "Muted" : "Unmuted")", by: by)
+    }
+
+    // MARK: Pre-call test (docs/protocol.md section 6)
+
+    package static func precallProgress(_ figures: PrecallFigures) -> Words {
+        Words(type: "precallProgress", by: nil, data: precallData(figures))
+    }
+
+    package static func precallReport(_ figures: PrecallFigures) -> Words {
+        var data = precallData(figures)
+        data["elapsedMs"] = nil
+        data["durationMs"] = .int(figures.elapsedMs)
+        let quality = figures.quality
+        data["quality"] = .object(["score": .double(quality.score), "level": .string(quality.level.rawValue)])
+        let advice = PrecallRecommendation(uplinkKbps: figures.uplinkKbps, downlinkKbps: figures.downlinkKbps)
+        let publish: StreamEventValue = advice.publish.map { rung in
+            .object(["width": .int(rung.width), "height": .int(rung.height), "fps": .int(rung.fps),
+                     "bitrate": .int(rung.bitrate)])
+        } ?? .null
+        let play: StreamEventValue = advice.playQuality.map { .object(["quality": .string($0)]) } ?? .null
+        data["recommended"] = .object(["publish": publish, "play": play])
+        return Words(type: "precallReport", by: nil, data: data)
+    }
+
+    private static func precallData(_ figures: PrecallFigures) -> [String: StreamEventValue] {
+        func number(_ value: Double?) -> StreamEventValue { value.map { .double($0) } ?? .null }
+        func kbps(_ value: Double?) -> StreamEventValue { value.map { .int(Int($0.rounded())) } ?? .null }
+        return ["elapsedMs": .int(figures.elapsedMs), "rttMs": number(figures.rttMs),
+                "jitterMs": number(figures.jitterMs), "lossUp": number(figures.lossUp),
+                "lossDown": number(figures.lossDown), "uplinkKbps": kbps(figures.uplinkKbps),
+                "downlinkKbps": kbps(figures.downlinkKbps)]
     }
 }

@@ -26,10 +26,13 @@ public protocol MediaControl: AnyObject {
     var recordingEnabled: Bool { get }
     /// The handle's data channels and their counters (getStats); none by default.
     func dataChannelStats(handle: StreamHandle) -> [DataChannelStats]
+    /// A pre-call test (docs/protocol.md section 6); refused (1002) by default.
+    func precall(_ request: PrecallRequest) throws(MediaError) -> MediaAnswer
 }
 
 extension MediaControl {
     public func dataChannelStats(handle: StreamHandle) -> [DataChannelStats] { [] }
+    public func precall(_ request: PrecallRequest) throws(MediaError) -> MediaAnswer { throw .restrictedAccess }
 }
 
 extension MediaEngine: MediaControl {}

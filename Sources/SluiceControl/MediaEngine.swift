@@ -52,6 +52,9 @@ public final class MediaEngine: @unchecked Sendable {
     /// Filled by the recorder thread.
     private let recorderEvents = Mutex<[RecordingEvent]>([])
 
+    /// Pre-call tests (MediaEngine+Precall.swift): handles bound to no stream.
+    var precalls: [StreamHandle: PrecallEntry] = [:]
+
     /// Filled by the data channel stack's thread (MediaEngine+DataChannels.swift).
     let dataChannelEvents = Mutex<[DataChannelEvent]>([])
     /// This engine's `DataChannelEndpoint.scope`: the stack serves every server in the process.
@@ -228,29 +231,37 @@ public final class MediaEngine: @unchecked Sendable {
     }
 
     public func stop(handle: StreamHandle) throws(MediaError) {
+        if precalls[handle] != nil {
+            endPrecall(handle)
+            return
+        }
         guard handles[handle] != nil else { throw .unknownHandle }
         end(handle, info: StatusInfo.user)
     }
 
     public func stats(handle: StreamHandle) throws(MediaError) -> HandleStats {
+        if precalls[handle] != nil { throw .wrongRole }
         guard let entry = handles[handle] else { throw .unknownHandle }
         return statsBoard.snapshot(handle) ?? HandleStats(handle: handle, stream: entry.stream, role: entry.role,
                                                           audio: nil, video: nil)
     }
 
     public func requestKeyFrame(handle: StreamHandle) throws(MediaError) {
+        if precalls[handle] != nil { throw .wrongRole }
         guard let entry = handles[handle] else { throw .unknownHandle }
         let media = workerStreams[entry.worker]
         workers[entry.worker].execute { media.requestKeyFrame(for: handle) }
     }
 
     public func update(handle: StreamHandle, constraints: StreamConstraints) throws(MediaError) {
+        if precalls[handle] != nil { throw .wrongRole }
         guard let entry = handles[handle] else { throw .unknownHandle }
         let media = workerStreams[entry.worker]
         workers[entry.worker].execute { media.update(handle, constraints: constraints) }
     }
 
     public func setMuted(handle: StreamHandle, kind: MediaKind, muted: Bool) throws(MediaError) {
+        if precalls[handle] != nil { throw .wrongRole }
         guard var entry = handles[handle], var stream = streams[entry.stream] else { throw .unknownHandle }
         if entry.role == .play {
             if muted { entry.playerMuted.insert(kind) } else { entry.playerMuted.remove(kind) }
@@ -320,6 +331,7 @@ public final class MediaEngine: @unchecked Sendable {
     }
 
     public func endSession(_ session: SessionID) {
+        for (handle, entry) in precalls where entry.session == session { endPrecall(handle) }
         let owned = handles.filter { $0.value.session == session }
         // Publishers first, so the session's own players are not told twice.
         for (handle, entry) in owned where entry.role == .publish {
@@ -440,6 +452,10 @@ public final class MediaEngine: @unchecked Sendable {
             entry.announcedPlaying = true
             handles[handle] = entry
             emitStatus(handle, .playing, info: nil, ends: false)
+        case .precallProgress, .precallDone:
+            precallEvent(event)
+        case .failed(let handle, let reason) where precalls[handle] != nil:
+            precallFailed(handle, info: StatusInfo.failure(reason))
         case .failed(let handle, let reason):
             guard handles[handle] != nil else {
                 linkFailed(handle, reason: reason)
@@ -492,15 +508,16 @@ public final class MediaEngine: @unchecked Sendable {
     /// Where a new player goes: the worker with the fewest publishers and players (the first
     /// of those tied). Its worker relays the stream from the home when they differ
     /// (docs/design.md "One stream on every worker").
-    private func leastLoadedWorker() -> Int {
+    func leastLoadedWorker() -> Int {
         guard workers.count > 1 else { return 0 }
         var load = [Int](repeating: 0, count: workers.count)
         for entry in handles.values { load[entry.worker] += 1 }
+        for entry in precalls.values { load[entry.worker] += 1 }
         return load.indices.min { load[$0] < load[$1] } ?? 0
     }
 
     /// Every announced address as a UDP host candidate, then (ICE-TCP on) as a passive TCP one.
-    private func candidates(worker: Int) -> [ServerCandidate] {
+    func candidates(worker: Int) -> [ServerCandidate] {
         let port = Int(workers[worker].localAddress.port)
         var result = config.announcedAddresses.map { ServerCandidate(ip: $0, port: port) }
         if let tcpPort = workers[worker].localTCPAddress?.port {

@@ -8,6 +8,8 @@ public enum MediaEvent: Sendable {
     /// `data` holds only JSON-friendly values: String, Int, Double, Bool.
     case streamEvent(session: SessionID, handle: StreamHandle, stream: String, type: String,
                      by: String?, data: [String: StreamEventValue])
+    /// A pre-call test's `streamEvent` (it has no stream); `ends` when the handle is gone after it.
+    case precall(session: SessionID, handle: StreamHandle, type: String, data: [String: StreamEventValue], ends: Bool)
     /// A recording started, stopped or failed: for the app's hooks. It comes whether or not
     /// the publisher is still there (a file is closed after its publisher left); the
     /// publisher's own `streamEvent` of the same type comes as well while its handle lasts.

@@ -15,6 +15,31 @@ struct Negotiation {
                    videoStartBitrateKbps: Int? = nil,
                    acceptsDataChannel: Bool = true,
                    consentTimeoutMicros: UInt64) throws(MediaError) -> (String, EndpointParameters, NegotiatedDataChannel?) {
+        let (answer, parameters, session) = try run(
+            offer: offer, role: role, handle: handle, stream: stream, candidates: candidates,
+            publisherTracks: publisherTracks, constraints: constraints, videoStartBitrateKbps: videoStartBitrateKbps,
+            acceptsDataChannel: acceptsDataChannel, returnVideo: false, consentTimeoutMicros: consentTimeoutMicros)
+        return (answer, parameters, session.dataChannel)
+    }
+
+    /// A pre-call test's offer: answered as a publish, and a sendrecv video m-line gets the
+    /// server's probe SSRC (msid stream `precall`). `probes`: the client receives the probe.
+    func negotiatePrecall(offer: String, handle: StreamHandle, candidates: [ServerCandidate],
+                          startBitrateKbps: Int, consentTimeoutMicros: UInt64)
+        throws(MediaError) -> (answer: String, parameters: EndpointParameters, probes: Bool) {
+        let (answer, parameters, session) = try run(
+            offer: offer, role: .publish, handle: handle, stream: "precall", candidates: candidates,
+            publisherTracks: nil, constraints: StreamConstraints(), videoStartBitrateKbps: startBitrateKbps,
+            acceptsDataChannel: false, returnVideo: true, consentTimeoutMicros: consentTimeoutMicros)
+        return (answer, parameters, session.video?.direction == .sendrecv)
+    }
+
+    private func run(offer: String, role: StreamRole, handle: StreamHandle, stream: String,
+                     candidates: [ServerCandidate],
+                     publisherTracks: (audio: TrackParameters?, video: TrackParameters?)?,
+                     constraints: StreamConstraints, videoStartBitrateKbps: Int?, acceptsDataChannel: Bool,
+                     returnVideo: Bool, consentTimeoutMicros: UInt64)
+        throws(MediaError) -> (String, EndpointParameters, NegotiatedSession) {
         let localUfrag = RandomToken.make(length: 8)
         let localPassword = RandomToken.make(length: 24)
         let audioSSRC = UInt32.random(in: 1...UInt32.max)
@@ -27,6 +52,7 @@ struct Negotiation {
             videoBitrateKbps: role == .publish ? constraints.video?.bitrateKbps ?? constraints.video?.maxBitrateKbps : nil,
             audioBitrateKbps: role == .publish ? constraints.audioBitrateKbps : nil,
             videoStartBitrateKbps: role == .publish ? videoStartBitrateKbps : nil)
+        if returnVideo { answerParameters.returnVideo = LocalTrack(ssrc: videoSSRC, trackID: "probe") }
         if role == .play {
             answerParameters.localAudio = LocalTrack(ssrc: audioSSRC, trackID: "audio")
             // The RTX SSRC is written only if the player offered RTX.
@@ -60,7 +86,7 @@ struct Negotiation {
                 remoteFingerprint: session.remoteFingerprint.value,
                 dtlsRole: session.dtlsRole,
                 consentTimeoutMicros: consentTimeoutMicros))
-        return (answer, parameters, session.dataChannel)
+        return (answer, parameters, session)
     }
 
     private static func codec(_ track: TrackParameters) -> NegotiatedCodec {

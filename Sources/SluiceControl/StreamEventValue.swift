@@ -3,4 +3,7 @@ public enum StreamEventValue: Sendable, Equatable {
     case int(Int)
     case double(Double)
     case bool(Bool)
+    case null
+    /// Written with its keys sorted.
+    case object([String: StreamEventValue])
 }

@@ -27,6 +27,8 @@ package final class WorkerStreams {
     private var linkSockets: [StreamHandle: WorkerSocket] = [:]
     /// Recordings, by their publisher's handle (on the stream's home).
     private var taps: [StreamHandle: RecordingTap] = [:]
+    /// Pre-call tests: bound to no stream, so in no router.
+    private var precalls: [StreamHandle: PrecallProbe] = [:]
     /// What this worker's links sent, for /metrics on any thread.
     package let linkPackets = LinkPacketLedger()
     /// The streams this worker relays from their home, by name.
@@ -87,8 +89,22 @@ package final class WorkerStreams {
         }
     }
 
+    /// A pre-call test (docs/protocol.md section 6): a transport and its probe, in no stream.
+    package func addPrecall(_ parameters: EndpointParameters, settings: PrecallSettings) {
+        guard let transport = makeTransport(parameters) else { return }
+        let probe = PrecallProbe(parameters: parameters, transport: transport, settings: settings,
+                                 now: MonotonicClock.nowMicros())
+        probe.report = report
+        transport.delegate = probe
+        worker.addTickable(probe)
+        precalls[parameters.handle] = probe
+    }
+
     package func remove(_ handle: StreamHandle) {
-        if let producer = producers.removeValue(forKey: handle) {
+        if let probe = precalls.removeValue(forKey: handle) {
+            worker.removeTickable(probe)
+            probe.transport.close()
+        } else if let producer = producers.removeValue(forKey: handle) {
             stopRecording(handle)
             worker.removeTickable(producer)
             producer.transport.close()
@@ -194,6 +210,7 @@ package final class WorkerStreams {
         for ingress in ingresses.values { ingress.releasePackets() }
         for tap in taps.values { tap.close() }
         taps.removeAll()
+        precalls.removeAll()
         producers.removeAll()
         consumers.removeAll()
         links.removeAll()

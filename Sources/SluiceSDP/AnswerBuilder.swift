@@ -18,8 +18,9 @@ struct AnswerBuilder {
     func session(bundleMids: [String]?) -> SessionDescription {
         var answer = SessionDescription(origin: .init(sessionID: String(parameters.sessionID)))
         if let bundleMids { answer.groups = [MediaGroup(semantics: "BUNDLE", mids: bundleMids)] }
-        let streams = parameters.role == .play && (parameters.localAudio != nil || parameters.localVideo != nil)
-            ? [parameters.localStreamID] : []
+        let sends = parameters.role == .play ? parameters.localAudio != nil || parameters.localVideo != nil
+            : parameters.returnVideo != nil
+        let streams = sends ? [parameters.localStreamID] : []
         answer.msidSemantic = MsidSemantic(semantics: "WMS", identifiers: streams)
         answer.iceLite = true
         return answer
@@ -96,8 +97,7 @@ struct AnswerBuilder {
         let codecs = [writtenCodec] + (chosenRTX.map { [$0] } ?? [])
         var m = transportSection(kind: offered.kind, proto: offered.proto,
                                  formats: codecs.map { String($0.payloadType) }, mid: mid)
-        let direction: MediaDirection = parameters.role == .publish ? .recvonly : .sendonly
-        m.direction = direction
+        var direction: MediaDirection = parameters.role == .publish ? .recvonly : .sendonly
         m.rtcp = "9 IN IP4 0.0.0.0"
         m.rtcpMux = true
         m.rtcpRsize = offered.rtcpRsize
@@ -122,6 +122,14 @@ struct AnswerBuilder {
                 m.rids = rids.map { RIDDescription(id: $0.id, direction: .recv) }
                 m.simulcast = SimulcastDescription(recv: rids.map { [$0] })
             }
+            if !isAudio, let track = parameters.returnVideo,
+               (offered.direction ?? offer.direction ?? .sendrecv).receives {
+                direction = .sendrecv
+                localSSRCs = LocalSSRCs(ssrc: track.ssrcs.ssrc, rtxSSRC: nil)
+                m.msids = [MediaStreamID(streamID: parameters.localStreamID, trackID: track.trackID)]
+                m.ssrcs = [SSRCDescription(ssrc: track.ssrcs.ssrc,
+                                           attributes: [SDPAttribute(name: "cname", value: parameters.cname)])]
+            }
         case .play:
             if let track = isAudio ? parameters.localAudio : parameters.localVideo {
                 localSSRCs = track.ssrcs
@@ -137,6 +145,7 @@ struct AnswerBuilder {
             }
         }
 
+        m.direction = direction
         let codec = chosenCodec
         let negotiated = NegotiatedMedia(
             kind: isAudio ? .audio : .video, mid: mid, direction: direction,

@@ -62,6 +62,9 @@ public struct AnswerParameters: Sendable, Hashable {
     /// a=fmtp, so that libwebrtc's encoder starts there instead of at its own 300 kbit/s.
     /// nil writes nothing (and keeps whatever the offer's fmtp said).
     public var videoStartBitrateKbps: Int?
+    /// Publish only: a video track the server sends on too, when the offer's video m-line is
+    /// sendrecv (the pre-call test's probe): that m-line is answered sendrecv with this SSRC.
+    public var returnVideo: LocalTrack?
     /// The o= line's session id.
     public var sessionID: UInt64
 

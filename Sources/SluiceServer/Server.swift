@@ -72,6 +72,7 @@ public final class Server {
         AdminCluster(adminToken: config.adminToken, member: cluster, redis: config.cluster?.redis,
                      links: { (media.linkViews, media.edgeLinks) }).register(on: signaling.router)
         WHIPEndpoint(signaling: signaling).register(on: signaling.router)
+        PrecallEndpoint(signaling: signaling).register(on: signaling.router)
         StaticFiles(root: config.webRoot).register(on: signaling.router)
     }
 
@@ -114,6 +115,7 @@ public final class Server {
             startBitrate: StartBitrate(enabled: app.startBitrateEnabled, defaultKbps: app.startBitrateDefaultKbps),
             recording: app.recording)
         signaling.dataChannels = app.dataChannels
+        signaling.precall = app.precall
         return signaling
     }
 

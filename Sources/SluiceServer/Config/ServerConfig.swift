@@ -33,6 +33,8 @@ public struct ServerConfig: Sendable {
         public var recording = AppRecording.request
         /// `dataChannels`: their rules (`ServerConfig+DataChannels.swift`); nil: refused.
         public var dataChannels: DataChannelPolicy? = DataChannelPolicy()
+        /// `precall`: the pre-call test's rules (`ServerConfig+Precall.swift`); nil: refused.
+        public var precall: PrecallPolicy? = PrecallPolicy()
     }
 
     public var httpHost = "127.0.0.1"
@@ -190,6 +192,7 @@ public struct ServerConfig: Sendable {
                 }
                 try readStartBitrate(app, into: &entry)
                 try readDataChannels(app, into: &entry)
+                try readPrecall(app, into: &entry)
                 let recording = try app.string("recording", default: AppRecording.request.rawValue,
                                                allowed: Set(AppRecording.allCases.map(\.rawValue)))
                 entry.recording = AppRecording(rawValue: recording) ?? .request

@@ -113,6 +113,9 @@ extension SessionManager {
                    custom: session.hooks.custom(for: handle))
         case let .recording(notice):
             notifyRecording(notice)
+        case .precall:
+            // A pre-call test is no stream: no hook hears of it.
+            break
         }
     }
 

@@ -21,6 +21,8 @@ public struct SignalingConfig: Sendable {
         public var recording: AppRecording
         /// Data channels' rules; nil: an offer's data channel m-line is refused (port 0).
         public var dataChannels: DataChannelPolicy? = DataChannelPolicy()
+        /// The pre-call test's rules; nil: `precall` is refused (1002).
+        public var precall: PrecallPolicy? = PrecallPolicy()
 
         public init(key: String, hooks: HookSettings? = nil, limits: PublishLimits = PublishLimits(),
                     secrets: [String] = [], requireToken: Bool = false, stopWhenExceeded: Bool = false,

@@ -115,12 +115,27 @@ public enum MediaJSON {
         return params
     }
 
+    /// A pre-call test's `streamEvent`: it has no stream.
+    static func precallEvent(handle: StreamHandle, type: String, data: [String: StreamEventValue]) -> JSONObject {
+        var params = streamEvent(handle: handle, stream: "", type: type, by: nil, data: data)
+        params["stream"] = nil
+        return params
+    }
+
     static func json(_ value: StreamEventValue) -> JSONValue {
         switch value {
         case .string(let text): return .string(text)
         case .int(let number): return JSONValue(number)
         case .double(let number): return JSONValue(number)
         case .bool(let flag): return .bool(flag)
+        case .null: return .null
+        case .object(let members):
+            var object = JSONObject()
+            for key in members.keys.sorted() {
+                guard let value = members[key] else { continue }
+                object[key] = json(value)
+            }
+            return .object(object)
         }
     }
 }

@@ -31,6 +31,10 @@ extension SessionManager {
             guard let target = connected[sessionID] else { return }
             target.send(RPCMessage.notification("streamEvent", MediaJSON.streamEvent(
                 handle: handle, stream: stream, type: type, by: by, data: data)))
+        case let .precall(sessionID, handle, type, data, ends):
+            guard let target = connected[sessionID] else { return }
+            if ends { target.handles[handle] = nil }
+            target.send(RPCMessage.notification("streamEvent", MediaJSON.precallEvent(handle: handle, type: type, data: data)))
         case .recording:
             // The publisher's own streamEvent came as a .streamEvent; this one is for hooks.
             break

@@ -68,6 +68,8 @@ extension SessionManager {
                 if error == .unknownHandle { session.handles[handle] = nil }
                 throw RPCError(error)
             }
+        case "precall":
+            return try precall(params, session: session, sessionID: sessionID)
         case "muteStream", "unmuteStream":
             return try moderateMute(params, muted: method == "muteStream", session: session)
         case "ping":
@@ -82,7 +84,7 @@ extension SessionManager {
 
     /// Every method `dispatch` knows: one list, checked before params.
     static let methods: Set<String> = ["connect", "publish", "play", "update", "mute", "unmute", "stop", "getStats",
-                                       "muteStream", "unmuteStream", "ping", "disconnect"]
+                                       "muteStream", "unmuteStream", "ping", "disconnect", "precall"]
 
     private func requireHandle(_ handle: StreamHandle, of session: RPCSession) throws(RPCError) {
         guard session.handles[handle] != nil else { throw .unknownHandle }

@@ -40,6 +40,8 @@ public final class SessionManager {
     var claimedNames: [String: StreamHandle] = [:]
     /// When the load figures last went to `nameRegistry` (monotonic microseconds).
     var figuresReportedAt: UInt64 = 0
+    /// Pre-call tests started per app in the last minute (SessionManager+Precall.swift).
+    var precallRate = PrecallRateLimiter()
 
     /// `clock` gives monotonic microseconds (rate limiting); `makeSessionID`, `hookTransport`
     /// and `wallClockMillis` are for tests (hooks go through Sluice's own HTTP/HTTPS client by default).
