@@ -26,9 +26,11 @@ struct DownlinkRamp {
         var lost = 0
         var received = 0
         var queued = 0
+        /// Loss is judged over 100 packets at least: 5% random loss makes 15% of 10 or 20
+        /// packets often enough, of 100 about once in 10,000.
         var congested: Bool {
-            (total >= 10 && Double(lost) / Double(total) > DownlinkRamp.congestedLoss)
-                || (received >= 10 && queued * 2 > received)
+            (total >= 100 && Double(lost) / Double(total) > DownlinkRamp.congestedLoss)
+                || (received >= 20 && queued * 2 > received)
         }
     }
 
