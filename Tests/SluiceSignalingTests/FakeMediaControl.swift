@@ -99,6 +99,18 @@ final class FakeMediaControl: MediaControl, @unchecked Sendable {
     }
 
     func shutdown() {}
+
+    private(set) var precallRequests: [PrecallRequest] = []
+    var precallError: MediaError?
+
+    /// A pre-call handle; its events are whatever a test appends to `events`.
+    func precall(_ request: PrecallRequest) throws(MediaError) -> MediaAnswer {
+        precallRequests.append(request)
+        if let precallError { throw precallError }
+        let handle = "pc\(nextHandle)"
+        nextHandle += 1
+        return MediaAnswer(handle: handle, sdp: "v=0\r\nanswer-for-\(handle)\r\n")
+    }
     /// As a server with `recording.folder` (the refusal without one: interop/test_recording.py).
     var recordingEnabled = true
 }
