@@ -156,7 +156,7 @@ public struct ServerConfig: Sendable {
             var apps: [App] = []
             for (i, item) in array.enumerated() {
                 let app = try ConfigReader(item, path: "apps[\(i)]", known: ["key", "hooks", "limits", "secrets", "requireToken", "startBitrate",
-                                                                                "recording", "dataChannels"])
+                                                                                "recording", "dataChannels", "precall"])
                 guard let key = app.object["key"]?.stringValue, !key.isEmpty else {
                     throw ConfigError(key: "apps[\(i)].key", problem: "is required and must be a non-empty string")
                 }
