@@ -46,9 +46,7 @@ def server_config_overrides(request):
         return {"server": {"host": LINK.server_addr},
                 "rtc": {"bindAddress": LINK.server_addr, "announcedAddresses": [LINK.server_addr]}}
     if name == "test_precall_delay":
-        # The probe's ceiling kept where Python's delay line forwards it without falling behind.
-        return {"rtc": {"bindAddress": LINK.server_addr, "announcedAddresses": [DELAY_ADDR]},
-                "apps": [{"key": APP_KEY, "precall": {"maxKbps": 3000}}]}
+        return {"rtc": {"bindAddress": LINK.server_addr, "announcedAddresses": [DELAY_ADDR]}}
     return {}
 
 
