@@ -5,7 +5,7 @@
 #   sdk      scripts/check-sdk-dependency.sh: a throwaway app depends on SluiceClient by
 #            version (a local git repo tagged 0.0.1) and builds; fails if SwiftPM refuses it
 #   unit     swift test
-#   fuzz     scripts/fuzz.sh                  (every target, FUZZ_SECONDS each, default 30)
+#   fuzz     scripts/fuzz.sh                  (every target, FUZZ_SECONDS each, default 20)
 #   interop  scripts/interop.sh: pytest interop/ in a network namespace with only `lo`
 #   loadtest scripts/loadtest-smoke.sh: sluice-loadtest, 1 publisher x 5 players, --assert-no-loss;
 #            then 1 x 30 on 1 worker, 2 workers and a 2-node cluster, and 10 x 2 plain and
@@ -25,7 +25,7 @@ logs="$artifacts/logs"
 mkdir -p "$logs"
 rm -f "$logs"/*.log  # so the summary never quotes an earlier run
 stages="${SLUICE_STAGES:-deps build layers sdk unit alloc fuzz interop loadtest leaks}"
-export FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
+export FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
 budget="${SLUICE_TIME_BUDGET:-5000}"
 started=$(date +%s)
 

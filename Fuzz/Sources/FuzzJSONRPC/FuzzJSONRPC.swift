@@ -28,6 +28,10 @@ final class FuzzMedia: MediaControl {
         return MediaAnswer(handle: "h\(next)", sdp: "v=0")
     }
 
+    func precall(_ request: PrecallRequest) throws(MediaError) -> MediaAnswer {
+        if request.offer.hasPrefix("bad") { throw .badSDP(request.offer) }
+        return answer(request.session, "", .publish)
+    }
     func stop(handle: StreamHandle) throws(MediaError) {}
     func stats(handle: StreamHandle) throws(MediaError) -> HandleStats {
         HandleStats(handle: handle, stream: "s", role: .play, audio: KindStats(), video: KindStats())
