@@ -4,12 +4,10 @@ when the cap is lifted (quality "auto").
 The player's Chromium runs in a network namespace of its own, joined to the test's namespace by
 a veth pair that carries only 127.0.0.x/32 addresses (IPv6 off), so every packet still goes to
 127.0.0.0/8. `tc` shapes the server's side of the pair: what the server sends to the player
-over UDP (`_cap_media`).
+over UDP (`_cap_media`); shaped_link.py builds the pair and shapes it.
 """
 
 import asyncio
-import stat
-import subprocess
 import time
 
 import pytest
@@ -17,6 +15,7 @@ from playwright.async_api import async_playwright
 
 from chromium import CHROMIUM, CHROMIUM_ARGS, PAGE_URL
 from polling import poll
+from shaped_link import ShapedLink
 from simulcast_page import SIMULCAST_SCRIPT
 from test_admin_api import admin_token, http
 
@@ -25,35 +24,16 @@ SERVER_ADDR = "127.0.0.2"
 PLAYER_ADDR = "127.0.0.3"
 WIDTHS = {"q": 320, "h": 640, "f": 1280}
 CAP = "100kbit"  # below the lowest layer (~150 kbit/s): notEnoughBandwidth too
-
-
-def _run(*args: str) -> None:
-    subprocess.run(list(args), check=True)
+LINK = ShapedLink(netns=NETNS, server_addr=SERVER_ADDR, peer_addr=PLAYER_ADDR)
 
 
 @pytest.fixture
 def player_namespace():
-    subprocess.run(["ip", "netns", "del", NETNS], stderr=subprocess.DEVNULL, check=False)
-    _run("ip", "netns", "add", NETNS)
+    LINK.up()
     try:
-        _run("ip", "link", "add", "sl-srv", "type", "veth", "peer", "name", "sl-ply")
-        _run("ip", "link", "set", "sl-ply", "netns", NETNS)
-        _run("sysctl", "-qw", "net.ipv6.conf.sl-srv.disable_ipv6=1", "net.ipv4.conf.sl-srv.route_localnet=1",
-             "net.ipv4.conf.all.route_localnet=1")
-        _run("ip", "addr", "add", f"{SERVER_ADDR}/32", "dev", "sl-srv")
-        _run("ip", "link", "set", "sl-srv", "up")
-        _run("ip", "route", "add", f"{PLAYER_ADDR}/32", "dev", "sl-srv", "src", SERVER_ADDR)
-        inside = ["ip", "netns", "exec", NETNS]
-        _run(*inside, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv4.conf.all.route_localnet=1")
-        _run(*inside, "ip", "link", "set", "lo", "up")
-        _run(*inside, "sysctl", "-qw", "net.ipv4.conf.sl-ply.route_localnet=1")
-        _run(*inside, "ip", "addr", "add", f"{PLAYER_ADDR}/32", "dev", "sl-ply")
-        _run(*inside, "ip", "link", "set", "sl-ply", "up")
-        _run(*inside, "ip", "route", "add", f"{SERVER_ADDR}/32", "dev", "sl-ply", "src", PLAYER_ADDR)
         yield
     finally:
-        subprocess.run(["ip", "link", "del", "sl-srv"], stderr=subprocess.DEVNULL, check=False)
-        subprocess.run(["ip", "netns", "del", NETNS], stderr=subprocess.DEVNULL, check=False)
+        LINK.down()
 
 
 @pytest.fixture
@@ -70,23 +50,7 @@ def _cap_media() -> None:
     and the player's events arrive when the kernel next tries (seconds after the server's
     switch locally, and a CI run saw none in 40 s). The estimate under test is the media's.
     """
-    # htb only to sort UDP into a class of its own (both classes far above any rate here);
-    # the tbf under it is the cap. (sch_prio is not in every kernel these tests run on.)
-    _run("tc", "qdisc", "add", "dev", "sl-srv", "root", "handle", "1:", "htb", "default", "1")
-    for leaf in ("1:1", "1:2"):
-        _run("tc", "class", "add", "dev", "sl-srv", "parent", "1:", "classid", leaf, "htb", "rate", "1gbit",
-             "quantum", "1514")
-    _run("tc", "qdisc", "add", "dev", "sl-srv", "parent", "1:2", "handle", "20:", "tbf", "rate", CAP,
-         "burst", "20kb", "latency", "100ms")
-    _run("tc", "filter", "add", "dev", "sl-srv", "parent", "1:", "protocol", "ip", "u32",
-         "match", "ip", "protocol", "17", "0xff", "flowid", "1:2")
-
-
-def _chromium_in_namespace(tmp_path) -> str:
-    wrapper = tmp_path / "chromium-in-netns"
-    wrapper.write_text(f'#!/bin/sh\nexec ip netns exec {NETNS} "{CHROMIUM}" "$@"\n')
-    wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
-    return str(wrapper)
+    LINK.cap_udp("down", CAP, burst="20kb", latency="100ms")
 
 
 async def _page(p, executable):
@@ -122,7 +86,7 @@ async def _capped_player(server, figures, tmp_path):
     stream = "bandwidth-auto"
     async with async_playwright() as p:
         publisher_browser, publisher = await _page(p, CHROMIUM)
-        player_browser, player = await _page(p, _chromium_in_namespace(tmp_path))
+        player_browser, player = await _page(p, LINK.launcher(tmp_path))
         try:
             await publisher.evaluate("([url, stream]) => window.sim.publish(url, stream)", [server.ws_url, stream])
             await poll(publisher, "window.sim.outbound()",
@@ -150,7 +114,7 @@ async def _capped_player(server, figures, tmp_path):
             await poll(player, "window.sim.events('p').map((e) => e.params.type)",
                        lambda types: "notEnoughBandwidth" in types, 30, f"notEnoughBandwidth under a {CAP} cap")
 
-            _run("tc", "qdisc", "del", "dev", "sl-srv", "root")
+            LINK.uncap("down")
             lifted_at = time.monotonic()
             await poll(player, "window.sim.inbound('p')", lambda s: s["frameWidth"] == 1280, 90,
                         "the top layer again after the cap was lifted")
@@ -170,6 +134,6 @@ async def _capped_player(server, figures, tmp_path):
                      "capToLowerLayerS": drop_s, "liftToTopLayerS": climb_s,
                      "whileCapped": low, "final": final, "layerChangedReasons": reasons})
         finally:
-            subprocess.run(["tc", "qdisc", "del", "dev", "sl-srv", "root"], stderr=subprocess.DEVNULL, check=False)
+            LINK.uncap("down")
             await player_browser.close()
             await publisher_browser.close()
