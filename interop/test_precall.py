@@ -46,9 +46,9 @@ def server_config_overrides(request):
         return {"server": {"host": LINK.server_addr},
                 "rtc": {"bindAddress": LINK.server_addr, "announcedAddresses": [LINK.server_addr]}}
     if name == "test_precall_delay":
-        # The probe keeps its default ceiling (10 Mbit/s, ~2000 packets a second through the
-        # line, which keeps up here): apps[].precall.maxKbps is not yet a key the config reads.
-        return {"rtc": {"bindAddress": LINK.server_addr, "announcedAddresses": [DELAY_ADDR]}}
+        # A probe ceiling of 3 Mbit/s keeps the Python delay line under ~1,200 packets a second.
+        return {"rtc": {"bindAddress": LINK.server_addr, "announcedAddresses": [DELAY_ADDR]},
+                "apps": [{"key": "defaultApp", "precall": {"maxKbps": 3000}}]}
     return {}
 
 
