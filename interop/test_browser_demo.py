@@ -366,6 +366,38 @@ PRECALL_DONE = """() => {
   } : null;
 }"""
 
+# Every RTCPeerConnection the page makes from now on, with the tracks of its senders, so that a
+# test can see that precall closed its own and stopped the media it made.
+WATCH_PEER_CONNECTIONS = """() => {
+  const Original = window.RTCPeerConnection;
+  const made = window.madePeerConnections = [];
+  window.RTCPeerConnection = class extends Original {
+    constructor(config) { super(config); made.push(this); }
+  };
+}"""
+
+PEER_CONNECTIONS = """() => window.madePeerConnections.map((pc) => ({
+  signaling: pc.signalingState, connection: pc.connectionState,
+  tracks: pc.getSenders().filter((s) => s.track).map((s) => s.track.kind + ' ' + s.track.readyState)}))"""
+
+# A precall aborted at its first progress: the SDK sends `stop` and rejects; no report follows.
+PRECALL_ABORTED = """async () => {
+  const session = window.demo.session;
+  const controller = new AbortController();
+  const events = [];
+  const off = session.on('streamEvent', (e) => { if (e.type.startsWith('precall')) events.push(e.type); });
+  let handle = null;
+  const outcome = await session.precall({signal: controller.signal, onProgress: (figures, event) => {
+    handle = event.handle;
+    controller.abort();
+  }}).then((report) => ({report}), (e) => ({name: e.name, code: e.code, reason: e.reason}));
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  off();
+  let stop;
+  try { stop = {result: await session.stop(handle)}; } catch (e) { stop = {code: e.code, reason: e.reason}; }
+  return {outcome, handle, events, stop};
+}"""
+
 STOP_AFTER_PRECALL = """async (handle) => {
   try { return {result: await window.demo.session.stop(handle)}; }
   catch (e) { return {code: e.code, reason: e.reason}; }
@@ -375,12 +407,13 @@ STOP_AFTER_PRECALL = """async (handle) => {
 def test_sdk_precall(server, artifacts, figures):
     """The demo's "Test my network" button runs session.precall() (the SDK's synthetic video,
     sendrecv, and a tone) on unshaped loopback: progress while it runs, then a report that
-    shows a clean fast path."""
+    shows a clean fast path; then a precall aborted midway. Both leave no PeerConnection open."""
     asyncio.run(_sdk_precall(server, artifacts, figures))
 
 
 async def _sdk_precall(server, artifacts, figures):
     async with demo_page(server) as page:
+        await page.evaluate(WATCH_PEER_CONNECTIONS)
         assert await page.text_content("#precall-button") == "Test my network"
         await page.click("#precall-button")
         assert await page.evaluate("document.getElementById('precall-status').dataset.state") == "running"
@@ -388,10 +421,14 @@ async def _sdk_precall(server, artifacts, figures):
         await page.screenshot(path=str(artifacts / "browser-demo-precall.png"))
         stop = await page.evaluate(STOP_AFTER_PRECALL, run["handle"])
         errors = await page.evaluate("window.demo.log.filter((e) => e.kind === 'error').map((e) => e.text)")
+        after_report = await page.evaluate(PEER_CONNECTIONS)
+        aborted = await asyncio.wait_for(page.evaluate(PRECALL_ABORTED), 30)
+        after_abort = await page.evaluate(PEER_CONNECTIONS)
 
     report = run["report"]
     figures({"precallMs": run["endedAt"] - run["startedAt"], "report": report,
-             "progress": [p["figures"] for p in run["progress"]], "stopAfter": stop})
+             "progress": [p["figures"] for p in run["progress"]], "stopAfter": stop,
+             "aborted": aborted})
     assert run["error"] is None and report, run
     assert not errors, errors
     assert run["state"] == "done" and run["statusText"] == f"done: {report['quality']['level']}", run
@@ -421,3 +458,18 @@ async def _sdk_precall(server, artifacts, figures):
 
     # The handle ended by itself with the report.
     assert (stop.get("code"), stop.get("reason")) == (1007, "UNKNOWN_HANDLE"), stop
+
+    # The SDK closed its PeerConnection and stopped the synthetic media it made (video and tone).
+    [pc] = after_report
+    assert pc["signaling"] == "closed" and pc["connection"] == "closed", pc
+    assert sorted(pc["tracks"]) == ["audio ended", "video ended"], pc
+
+    # Aborted at the first progress: rejected with ABORTED, the SDK's `stop` ended the test on
+    # the server (no report came, and a second stop finds no handle), and it cleaned up.
+    assert aborted["outcome"] == {"name": "SluiceError", "code": -1, "reason": "ABORTED"}, aborted
+    assert aborted["handle"] and aborted["handle"] != run["handle"], aborted
+    assert aborted["events"] and set(aborted["events"]) == {"precallProgress"}, aborted
+    assert (aborted["stop"].get("code"), aborted["stop"].get("reason")) == (1007, "UNKNOWN_HANDLE"), aborted
+    assert len(after_abort) == 2, after_abort
+    assert after_abort[1]["signaling"] == "closed" and after_abort[1]["connection"] == "closed", after_abort
+    assert sorted(after_abort[1]["tracks"]) == ["audio ended", "video ended"], after_abort
