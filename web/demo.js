@@ -330,7 +330,7 @@
     if (demo.precall !== run) return;
     if (report) {
       run.report = report;
-      renderStats($('precall-progress'), progressRows(report));
+      renderStats($('precall-progress'), progressRows({...report, elapsedMs: report.durationMs}));
       const element = $('precall-report');
       renderStats(element, reportRows(report));
       element.dataset.report = JSON.stringify(report);
