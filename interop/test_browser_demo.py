@@ -350,3 +350,126 @@ async def _sdk_data(server):
     [channel] = out["playerStats"]
     assert channel["label"] == "chat" and channel["ordered"] is False and channel["maxRetransmits"] == 2, channel
     assert channel["messagesSent"] == 1 and channel["messagesReceived"] == 1, channel
+
+
+PRECALL_DONE = """() => {
+  const run = window.demo.precall;
+  return run && run.endedAt !== null ? {
+    handle: run.handle, startedAt: run.startedAt, endedAt: run.endedAt, error: run.error, report: run.report,
+    progress: run.progress,
+    state: document.getElementById('precall-status').dataset.state,
+    statusText: document.getElementById('precall-status').textContent,
+    shownReport: document.getElementById('precall-report').dataset.report || null,
+    reportHidden: document.getElementById('precall-report').hidden,
+    events: window.demo.log.filter((e) => e.kind === 'event' && e.data.handle === run.handle)
+      .map((e) => ({at: e.at, type: e.data.type, stream: e.data.stream === undefined ? null : e.data.stream})),
+  } : null;
+}"""
+
+# Every RTCPeerConnection the page makes from now on, with the tracks of its senders, so that a
+# test can see that precall closed its own and stopped the media it made.
+WATCH_PEER_CONNECTIONS = """() => {
+  const Original = window.RTCPeerConnection;
+  const made = window.madePeerConnections = [];
+  window.RTCPeerConnection = class extends Original {
+    constructor(config) { super(config); made.push(this); }
+  };
+}"""
+
+PEER_CONNECTIONS = """() => window.madePeerConnections.map((pc) => ({
+  signaling: pc.signalingState, connection: pc.connectionState,
+  tracks: pc.getSenders().filter((s) => s.track).map((s) => s.track.kind + ' ' + s.track.readyState)}))"""
+
+# A precall aborted at its first progress: the SDK sends `stop` and rejects; no report follows.
+PRECALL_ABORTED = """async () => {
+  const session = window.demo.session;
+  const controller = new AbortController();
+  const events = [];
+  const off = session.on('streamEvent', (e) => { if (e.type.startsWith('precall')) events.push(e.type); });
+  let handle = null;
+  const outcome = await session.precall({signal: controller.signal, onProgress: (figures, event) => {
+    handle = event.handle;
+    controller.abort();
+  }}).then((report) => ({report}), (e) => ({name: e.name, code: e.code, reason: e.reason}));
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  off();
+  let stop;
+  try { stop = {result: await session.stop(handle)}; } catch (e) { stop = {code: e.code, reason: e.reason}; }
+  return {outcome, handle, events, stop};
+}"""
+
+STOP_AFTER_PRECALL = """async (handle) => {
+  try { return {result: await window.demo.session.stop(handle)}; }
+  catch (e) { return {code: e.code, reason: e.reason}; }
+}"""
+
+
+def test_sdk_precall(server, artifacts, figures):
+    """The demo's "Test my network" button runs session.precall() (the SDK's synthetic video,
+    sendrecv, and a tone) on unshaped loopback: progress while it runs, then a report that
+    shows a clean fast path; then a precall aborted midway. Both leave no PeerConnection open."""
+    asyncio.run(_sdk_precall(server, artifacts, figures))
+
+
+async def _sdk_precall(server, artifacts, figures):
+    async with demo_page(server) as page:
+        await page.evaluate(WATCH_PEER_CONNECTIONS)
+        assert await page.text_content("#precall-button") == "Test my network"
+        await page.click("#precall-button")
+        assert await page.evaluate("document.getElementById('precall-status').dataset.state") == "running"
+        run = await _poll(page, PRECALL_DONE, 30, "the end of the pre-call test")
+        await page.screenshot(path=str(artifacts / "browser-demo-precall.png"))
+        stop = await page.evaluate(STOP_AFTER_PRECALL, run["handle"])
+        errors = await page.evaluate("window.demo.log.filter((e) => e.kind === 'error').map((e) => e.text)")
+        after_report = await page.evaluate(PEER_CONNECTIONS)
+        aborted = await asyncio.wait_for(page.evaluate(PRECALL_ABORTED), 30)
+        after_abort = await page.evaluate(PEER_CONNECTIONS)
+
+    report = run["report"]
+    figures({"precallMs": run["endedAt"] - run["startedAt"], "report": report,
+             "progress": [p["figures"] for p in run["progress"]], "stopAfter": stop,
+             "aborted": aborted})
+    assert run["error"] is None and report, run
+    assert not errors, errors
+    assert run["state"] == "done" and run["statusText"] == f"done: {report['quality']['level']}", run
+    assert not run["reportHidden"] and json.loads(run["shownReport"]) == report, run
+
+    # Progress came (once a second, by the handle, with no stream), all of it before the report.
+    assert run["progress"], run
+    assert all(p["at"] <= run["endedAt"] for p in run["progress"]), run
+    types = [e["type"] for e in run["events"]]
+    assert types.count("precallReport") == 1 and "precallProgress" in types, types
+    assert types.index("precallProgress") < types.index("precallReport"), types
+    assert all(e["stream"] is None for e in run["events"]), run["events"]
+
+    # Unshaped loopback: fast both ways, no loss, no delay.
+    assert report["uplinkKbps"] > 300 and report["downlinkKbps"] > 300, report
+    assert report["rttMs"] is not None and report["rttMs"] < 50, report
+    assert report["lossUp"] is not None and report["lossUp"] < 0.02, report
+    assert report["lossDown"] is not None and report["lossDown"] < 0.02, report
+    assert report["quality"]["level"] == "excellent", report
+    publish = report["recommended"]["publish"]
+    assert all(isinstance(publish.get(k), int) and publish[k] > 0 for k in ("width", "height", "fps", "bitrate")), publish
+    assert publish["bitrate"] <= report["uplinkKbps"], report
+    assert report["recommended"]["play"]["quality"] in ("high", "medium", "low"), report
+
+    # The bound the issue names: the whole test, from the call to the report, within 10 s.
+    assert run["endedAt"] - run["startedAt"] <= 10_000, run["endedAt"] - run["startedAt"]
+
+    # The handle ended by itself with the report.
+    assert (stop.get("code"), stop.get("reason")) == (1007, "UNKNOWN_HANDLE"), stop
+
+    # The SDK closed its PeerConnection and stopped the synthetic media it made (video and tone).
+    [pc] = after_report
+    assert pc["signaling"] == "closed" and pc["connection"] == "closed", pc
+    assert sorted(pc["tracks"]) == ["audio ended", "video ended"], pc
+
+    # Aborted at the first progress: rejected with ABORTED, the SDK's `stop` ended the test on
+    # the server (no report came, and a second stop finds no handle), and it cleaned up.
+    assert aborted["outcome"] == {"name": "SluiceError", "code": -1, "reason": "ABORTED"}, aborted
+    assert aborted["handle"] and aborted["handle"] != run["handle"], aborted
+    assert aborted["events"] and set(aborted["events"]) == {"precallProgress"}, aborted
+    assert (aborted["stop"].get("code"), aborted["stop"].get("reason")) == (1007, "UNKNOWN_HANDLE"), aborted
+    assert len(after_abort) == 2, after_abort
+    assert after_abort[1]["signaling"] == "closed" and after_abort[1]["connection"] == "closed", after_abort
+    assert sorted(after_abort[1]["tracks"]) == ["audio ended", "video ended"], after_abort

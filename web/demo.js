@@ -1,10 +1,12 @@
-// The Sluice demo page: one session, one publish and one play handle, driven by sdk/sluice.js.
-// window.demo exposes its state (session, streams, log entries, last stats) for tests and the console.
+// The Sluice demo page: one session, one publish and one play handle, and the pre-call network
+// test, driven by sdk/sluice.js. window.demo exposes its state (session, streams, the last precall
+// run, log entries, last stats) for tests and the console.
 (() => {
   'use strict';
 
   const $ = (id) => document.getElementById(id);
-  const demo = window.demo = {session: null, publisher: null, player: null, camera: null, log: [], stats: {}};
+  const demo = window.demo = {session: null, publisher: null, player: null, camera: null, precall: null,
+                                   log: [], stats: {}};
   const MAX_LOG = 500;
 
   // MARK: log
@@ -12,6 +14,7 @@
   const roleOf = (handle) => {
     if (demo.publisher && demo.publisher.handle === handle) return 'publish';
     if (demo.player && demo.player.handle === handle) return 'play';
+    if (demo.precall && demo.precall.handle === handle) return 'precall';
     return '';
   };
 
@@ -78,6 +81,11 @@
     }
     $('pubHandle').textContent = demo.publisher ? demo.publisher.handle : '';
     $('playHandle').textContent = demo.player ? demo.player.handle : '';
+    const testing = precallRunning();
+    $('precall-button').disabled = !online && !testing;
+    $('precall-button').textContent = testing ? 'Cancel test' : 'Test my network';
+    $('precall-button').classList.toggle('stop', testing);
+    $('precall-handle').textContent = demo.precall && demo.precall.handle ? demo.precall.handle : '';
     for (const button of document.querySelectorAll('button.mute')) {
       const stream = button.id.startsWith('pub') ? demo.publisher : demo.player;
       button.disabled = !stream;
@@ -124,7 +132,12 @@
       onStreamStatus(p);
     });
     session.on('streamEvent', (p) => {
-      log('event', `${roleOf(p.handle) || '?'} ${p.stream} ${p.type}${p.by ? ' by ' + p.by : ''}${p.data ? ' ' + brief(p.data) : ''}`, p);
+      // A precall's events carry its handle and no stream; they tell the demo that handle.
+      if (p.type.startsWith('precall') && precallRunning() && !demo.precall.handle) {
+        demo.precall.handle = p.handle;
+        refreshButtons();
+      }
+      log('event', `${roleOf(p.handle) || '?'}${p.stream !== undefined ? ' ' + p.stream : ''} ${p.type}${p.by ? ' by ' + p.by : ''}${p.data ? ' ' + brief(p.data) : ''}`, p);
     });
     session.on('error', (e) => log('error', e.message, e));
     session.on('close', (p) => {
@@ -254,6 +267,84 @@
       () => demo.session.update(demo.player, constraints));
   }
 
+  // MARK: pre-call test
+
+  const precallRunning = () => !!demo.precall && demo.precall.endedAt === null;
+  const percent = (v) => (v === undefined || v === null ? '–' : `${(v * 100).toFixed(1)} %`);
+
+  function precallState(text, tone, state) {
+    pill($('precall-status'), text, tone);
+    $('precall-status').dataset.state = state;
+  }
+
+  function progressRows(f) {
+    f = f || {};
+    return [
+      ['elapsed', f.elapsedMs === undefined || f.elapsedMs === null ? '–' : `${(f.elapsedMs / 1000).toFixed(1)} s`],
+      ['uplink', fmt(f.uplinkKbps, ' kbit/s')],
+      ['downlink', fmt(f.downlinkKbps, ' kbit/s')],
+      ['rtt', fmt(f.rttMs, ' ms')],
+      ['jitter', fmt(f.jitterMs, ' ms')],
+      ['loss up', percent(f.lossUp)],
+      ['loss down', percent(f.lossDown)],
+    ];
+  }
+
+  function reportRows(r) {
+    const publish = r.recommended && r.recommended.publish;
+    const play = r.recommended && r.recommended.play;
+    return [
+      ['quality', r.quality ? `${r.quality.level} (${fmt(r.quality.score)})` : '–', true],
+      ['publish with', publish ? `${size(publish.width, publish.height)} @ ${publish.fps} fps, ${publish.bitrate} kbit/s` : '–', true],
+      ['play quality', play ? play.quality : '–'],
+      ['took', fmt(r.durationMs, ' ms')],
+    ];
+  }
+
+  const toneOfLevel = (level) => ({excellent: 'ok', good: 'ok', average: 'wait', fair: 'wait', poor: 'bad'})[level] || '';
+
+  // One run of session.precall(): its figures as they come, then the report. The button
+  // cancels a run (the SDK sends `stop`).
+  async function runPrecall() {
+    const controller = new AbortController();
+    const run = demo.precall = {handle: null, controller, progress: [], report: null, error: null,
+                                startedAt: Date.now(), endedAt: null};
+    precallState('running', 'wait', 'running');
+    $('precall-report').hidden = true;
+    $('precall-report').replaceChildren();
+    delete $('precall-report').dataset.report;
+    renderStats($('precall-progress'), progressRows(null));
+    refreshButtons();
+    const session = demo.session;
+    const onProgress = (figures, event) => {
+      run.handle = run.handle || event.handle;
+      run.progress.push({at: Date.now(), figures});
+      if (demo.precall === run) renderStats($('precall-progress'), progressRows(figures));
+    };
+    const report = await request('precall', {}, () => session.precall({signal: controller.signal, onProgress})
+      .catch((error) => {
+        run.error = {code: error.code, reason: error.reason, message: error.message, info: error.info};
+        throw error;
+      }));
+    run.endedAt = Date.now();
+    if (demo.precall !== run) return;
+    if (report) {
+      run.report = report;
+      renderStats($('precall-progress'), progressRows({...report, elapsedMs: report.durationMs}));
+      const element = $('precall-report');
+      renderStats(element, reportRows(report));
+      element.dataset.report = JSON.stringify(report);
+      element.hidden = false;
+      const level = report.quality && report.quality.level;
+      precallState(level ? `done: ${level}` : 'done', toneOfLevel(level), 'done');
+    } else if (run.error && run.error.reason === 'ABORTED') {
+      precallState('cancelled', '', 'aborted');
+    } else {
+      precallState('failed', 'bad', 'failed');
+    }
+    refreshButtons();
+  }
+
   // MARK: buttons
 
   async function stopStream(key) {
@@ -376,6 +467,10 @@
     });
     $('publishBtn').addEventListener('click', () => (demo.publisher ? stopStream('publisher') : publish()));
     $('playBtn').addEventListener('click', () => (demo.player ? stopStream('player') : play()));
+    $('precall-button').addEventListener('click', () => {
+      if (precallRunning()) demo.precall.controller.abort();
+      else if (demo.session) runPrecall();
+    });
     for (const button of document.querySelectorAll('button.mute')) {
       button.addEventListener('click', () => toggleMute(button));
     }

@@ -38,6 +38,19 @@
  *     .mute(handle, kind) / .unmute(handle, kind) -> Promise<{}>   kind: 'audio' | 'video'
  *     .stop(handle) -> Promise<{}>   also closes the stream's RTCPeerConnection
  *     .getStats(handle) -> Promise<object>   the server's stats (protocol section 3)
+ *     .precall({seconds?, stream?, onProgress?, signal?, iceTransportPolicy?}) -> Promise<report>
+ *         the pre-call network test (docs/protocol.md section 6, Pre-call test) on a
+ *         PeerConnection of its own, bound to no stream: video sendrecv (the server's probe comes
+ *         back on it), audio sendonly. stream: a MediaStream with a video track (a camera, to
+ *         test with it); by default synthetic media (noise on a 640x360 canvas at 30 fps and a
+ *         tone), since a camera compresses too well to fill the uplink. seconds: 1 to 10 (the
+ *         app's default otherwise). onProgress(figures, event) for each precallProgress
+ *         ({elapsedMs, rttMs, jitterMs, lossUp, lossDown, uplinkKbps, downlinkKbps}, null until
+ *         measured). Resolves with the precallReport's data (those figures, durationMs,
+ *         quality {score, level}, recommended {publish {width, height, fps, bitrate}, play
+ *         {quality}}); rejects with the RPC error, on precallFailed (reason PRECALL_FAILED, .info),
+ *         or when signal aborts (reason ABORTED; the test is stopped). Whatever the outcome the
+ *         PeerConnection is closed and the media it made itself is stopped.
  *     .ping() -> Promise<{}>
  *     .disconnect() -> Promise<void>   the server then closes the socket
  *     .call(method, params) -> Promise<result>   any other request, raw
@@ -63,8 +76,8 @@
  *
  *   SluiceError (an Error): .code, .message, .reason, .data
  *     Server errors carry the protocol's code and reason (1003 STREAM_NAME_IN_USE, -32602 ...).
- *     Client-side failures have code -1 and reason CONNECTION_CLOSED, TIMEOUT, CONNECT_FAILED
- *     or NEGOTIATION_FAILED.
+ *     Client-side failures have code -1 and reason CONNECTION_CLOSED, TIMEOUT, CONNECT_FAILED,
+ *     NEGOTIATION_FAILED, or for precall PRECALL_FAILED (with .info) and ABORTED.
  *
  * Example
  *   const session = await Sluice.connect(null, {appKey: 'defaultApp'});
@@ -80,6 +93,11 @@
 
   const VERSION = '1.0.0';
   const DEFAULT_TIMEOUT_MS = 15000;
+  // A precall ends by the server within its seconds (at most 10) after DTLS is up, or fails
+  // 10 s after the answer when the PeerConnection never comes up; past this, the server is gone.
+  const PRECALL_TIMEOUT_MS = 25000;
+  // No cap from the client: the test is meant to fill the path.
+  const PRECALL_MAX_BITRATE = 8000000;
   const SIMULCAST_LAYERS = [
     {rid: 'q', scaleResolutionDownBy: 4, share: 0.1},
     {rid: 'h', scaleResolutionDownBy: 2, share: 0.3},
@@ -234,6 +252,7 @@
       this._nextId = 1;
       this._pending = new Map();
       this.streams = new Map();
+      this._precalls = new Map();  // handle -> {event(params), status(params), end(error)}
       this.status = 'CONNECTING';
       this.sessionId = null;
       this.serverVersion = null;
@@ -298,6 +317,109 @@
       if (options.wait !== undefined) params.wait = !!options.wait;
       if (options.custom !== undefined) params.custom = options.custom;
       return this._negotiate('play', params, stream);
+    }
+
+    // The pre-call test. One promise settles it: the report, precallFailed, an RPC error, the
+    // abort signal, the socket's end or the timeout, whichever comes first; `finish` cleans up.
+    precall(options = {}) {
+      return new Promise((resolve, reject) => {
+        const signal = options.signal;
+        const aborted = () => clientError('ABORTED', 'The pre-call test was aborted');
+        if (signal && signal.aborted) {
+          reject(aborted());
+          return;
+        }
+        let own = null;
+        let pc = null;
+        let handle = null;
+        let timer = null;
+        let done = false;
+        const stopOnServer = (key) => { this.call('stop', {handle: key}).catch(() => {}); };
+        const finish = (error, report) => {
+          if (done) return;
+          done = true;
+          clearTimeout(timer);
+          if (signal) signal.removeEventListener('abort', onAbort);
+          if (handle) this._precalls.delete(handle);
+          if (pc) { try { pc.close(); } catch (e) { /* already closed */ } }
+          if (own) own.stop();
+          if (error) reject(error); else resolve(report);
+        };
+        const onAbort = () => {
+          if (handle) stopOnServer(handle);  // before it: stopped when the answer comes
+          finish(aborted());
+        };
+        if (signal) signal.addEventListener('abort', onAbort);
+
+        const run = {
+          event: (params) => {
+            const data = params.data || {};
+            if (params.type === 'precallProgress') {
+              if (typeof options.onProgress !== 'function') return;
+              // A throwing callback must not break the session's dispatch: rethrown on its own.
+              try { options.onProgress(data, params); } catch (e) { setTimeout(() => { throw e; }); }
+            } else if (params.type === 'precallReport') {
+              finish(null, data);
+            } else if (params.type === 'precallFailed') {
+              const error = new SluiceError(-1, data.info || 'The pre-call test failed', 'PRECALL_FAILED', data);
+              error.info = data.info;
+              finish(error);
+            }
+          },
+          status: (params) => {
+            if (params.status !== 'FAILED') return;
+            const error = new SluiceError(-1, params.info || 'The pre-call test failed', 'PRECALL_FAILED', params);
+            error.info = params.info;
+            finish(error);
+          },
+          end: (error) => finish(error),
+        };
+
+        (async () => {
+          let media = options.stream;
+          if (!media) media = (own = syntheticMedia()).stream;
+          const video = media.getVideoTracks()[0];
+          if (!video) throw clientError('NEGOTIATION_FAILED', 'The pre-call test needs a video track');
+          pc = this._peerConnection(options);
+          const sender = pc.addTransceiver(video, {direction: 'sendrecv', streams: [media]}).sender;
+          const audio = media.getAudioTracks()[0];
+          if (audio) pc.addTransceiver(audio, {direction: 'sendonly', streams: [media]});
+          const params = {};
+          try {
+            await pc.setLocalDescription(await pc.createOffer());
+            params.sdp = pc.localDescription.sdp;
+          } catch (error) {
+            throw clientError('NEGOTIATION_FAILED', String(error && error.message || error));
+          }
+          if (options.seconds !== undefined) params.seconds = options.seconds;
+          if (done) return;
+          const result = await this.call('precall', params);
+          if (done) {
+            stopOnServer(result.handle);  // aborted (or closed) while the request was out
+            return;
+          }
+          // Registered before anything else awaits, so the handle's first event finds it.
+          handle = result.handle;
+          this._precalls.set(handle, run);
+          timer = setTimeout(() => {
+            stopOnServer(handle);
+            finish(clientError('TIMEOUT', `No pre-call report within ${PRECALL_TIMEOUT_MS} ms of the answer`));
+          }, PRECALL_TIMEOUT_MS);
+          try {
+            await pc.setRemoteDescription({type: 'answer', sdp: result.sdp});
+          } catch (error) {
+            if (done) return;  // ended meanwhile: the PeerConnection is closed already
+            stopOnServer(handle);
+            throw clientError('NEGOTIATION_FAILED', `The answer was refused: ${error && error.message || error}`);
+          }
+          const parameters = sender.getParameters();
+          if (parameters.encodings && parameters.encodings.length) {
+            parameters.encodings[0].maxBitrate = PRECALL_MAX_BITRATE;
+            sender.setParameters(parameters).catch(() => { /* the encoder's own cap then */ });
+          }
+        })().catch((error) => finish(error instanceof SluiceError ? error
+          : clientError('NEGOTIATION_FAILED', String(error && error.message || error))));
+      });
     }
 
     update(handle, constraints) { return this.call('update', {handle: handleOf(handle), constraints}); }
@@ -390,14 +512,19 @@
           break;
         case 'streamStatus': {
           const stream = this.streams.get(params.handle);
+          const precall = this._precalls.get(params.handle);
           this.emit('streamStatus', params);
           if (stream) stream._status(params);
+          if (precall) precall.status(params);
           break;
         }
         case 'streamEvent': {
+          // A precall's events carry its handle and no stream.
           const stream = this.streams.get(params.handle);
+          const precall = this._precalls.get(params.handle);
           this.emit('streamEvent', params);
           if (stream) stream.emit('streamEvent', params);
+          if (precall) precall.event(params);
           break;
         }
         default:
@@ -419,10 +546,13 @@
     _closeStreams() {
       for (const stream of [...this.streams.values()]) stream._close();
       this.streams.clear();
+      for (const precall of [...this._precalls.values()]) {
+        precall.end(clientError('CONNECTION_CLOSED', 'The session ended during the pre-call test'));
+      }
+      this._precalls.clear();
     }
   }
 
-  // Send encodings for the video track: one, or three simulcast layers sharing the bitrate.
   // The data channels a publish or play asked for, made before its offer so the offer has an
   // m=application line. A label alone is a reliable, ordered channel.
   function openDataChannels(stream, wanted) {
@@ -436,6 +566,7 @@
     }
   }
 
+  // Send encodings for the video track: one, or three simulcast layers sharing the bitrate.
   function encodings(video, simulcast) {
     const kbps = typeof video.bitrate === 'number' ? video.bitrate : (typeof video.maxBitrate === 'number' ? video.maxBitrate : null);
     const fps = typeof video.fps === 'number' ? video.fps : null;
@@ -450,6 +581,59 @@
       if (fps) encoding.maxFramerate = fps;
       return encoding;
     });
+  }
+
+  // The precall's default media: video no encoder can squeeze, so the uplink reading is the
+  // path's and not the encoder's (Chromium's fake camera sends ~350 kbit/s at a 2 Mbit/s
+  // target). Eight frames of random pixels, made once and cycled at 30 fps: each is
+  // independent of the others, so reference frames save nothing either. Audio is a quiet
+  // WebAudio tone, which needs no microphone permission.
+  function syntheticMedia() {
+    const width = 640;
+    const height = 360;
+    const canvas = document.createElement('canvas');
+    canvas.width = width;
+    canvas.height = height;
+    const context = canvas.getContext('2d');
+    const frames = [];
+    let seed = (Math.random() * 0xffffffff) >>> 0 || 1;
+    for (let f = 0; f < 8; f++) {
+      const image = context.createImageData(width, height);
+      const pixels = new Uint32Array(image.data.buffer);
+      for (let i = 0; i < pixels.length; i++) {
+        seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5;  // xorshift32
+        pixels[i] = seed | 0xff000000;  // opaque: alpha is the top byte on little-endian
+      }
+      frames.push(image);
+    }
+    let next = 0;
+    const draw = () => context.putImageData(frames[next++ % frames.length], 0, 0);
+    draw();
+    // A timer, not requestAnimationFrame, which stops in a hidden tab.
+    const timer = setInterval(draw, 1000 / 30);
+    const stream = canvas.captureStream(30);
+    let audio = null;
+    try {
+      audio = new AudioContext();
+      const tone = audio.createOscillator();
+      const gain = audio.createGain();
+      gain.gain.value = 0.05;
+      const out = audio.createMediaStreamDestination();
+      tone.connect(gain).connect(out);
+      tone.start();
+      audio.resume().catch(() => {});
+      for (const track of out.stream.getAudioTracks()) stream.addTrack(track);
+    } catch (e) {
+      audio = null;  // no WebAudio: video alone measures the same
+    }
+    return {
+      stream,
+      stop() {
+        clearInterval(timer);
+        for (const track of stream.getTracks()) track.stop();
+        if (audio) audio.close().catch(() => {});
+      },
+    };
   }
 
   function connect(url, options = {}) {
