@@ -45,6 +45,10 @@ public struct StreamEventType: SluiceProtocolName {
     public static let layerChanged: StreamEventType = "layerChanged"
     public static let notEnoughBandwidth: StreamEventType = "notEnoughBandwidth"
     public static let connectionQuality: StreamEventType = "connectionQuality"
+    /// A pre-call test's figures so far, its report, its failure (`PrecallUpdate`).
+    public static let precallProgress: StreamEventType = "precallProgress"
+    public static let precallReport: StreamEventType = "precallReport"
+    public static let precallFailed: StreamEventType = "precallFailed"
 }
 
 /// `publish` or `play`: the server's word for it (SluiceVocabulary), under the SDK's name.
@@ -81,6 +85,7 @@ public struct StreamStatusUpdate: Sendable, Hashable {
 /// The params of a `streamEvent` notification.
 public struct StreamEvent: Sendable, Hashable {
     public var handle: String
+    /// "" for a pre-call test's events, which belong to no stream.
     public var stream: String
     public var type: StreamEventType
     /// "publisher", "server" or "player".
@@ -124,8 +129,9 @@ public enum SluiceNotification: Sendable, Hashable {
                 return
             }
         case "streamEvent":
-            if let handle = p["handle"]?.stringValue, let stream = p["stream"]?.stringValue,
-               let type = p["type"]?.stringValue {
+            // A pre-call test's events have no stream: `stream` is then "".
+            if let handle = p["handle"]?.stringValue, let type = p["type"]?.stringValue {
+                let stream = p["stream"]?.stringValue ?? ""
                 self = .streamEvent(StreamEvent(handle: handle, stream: stream, type: StreamEventType(rawValue: type),
                                                 by: p["by"]?.stringValue, data: p["data"]))
                 return
