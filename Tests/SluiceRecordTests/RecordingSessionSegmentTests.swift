@@ -9,7 +9,8 @@ import SluiceVocabulary
 /// of the new size and goes on in `<base>-2.mp4`, which starts at 0 (docs/recording.md,
 /// "Resize"). Real x264 frames, packetized as RTP (single NAL units and FU-A) into the ring
 /// the worker fills, through a RecordingSession as the recorder thread runs it.
-@Suite(.enabled(if: MediaTools.available, "needs Debian's ffmpeg and ffprobe (scripts/install-deps.sh --test)"))
+/// Serialized: both tests keep their files under the same names (`rec.mp4`) in one folder.
+@Suite(.serialized, .enabled(if: MediaTools.available, "needs Debian's ffmpeg and ffprobe (scripts/install-deps.sh --test)"))
 struct RecordingSessionSegmentTests {
     static let payloadType: UInt8 = 102
 
