@@ -61,10 +61,7 @@ final class PrecallResource: SessionOutput {
     private func reply(to requestID: Int, _ message: JSONValue) {
         if let error = message["error"] {
             guard handle == nil, onAnswer != nil else { return }
-            let rpcError = RPCError(code: Int(error["code"]?.intValue ?? -32603),
-                                    message: error["message"]?.stringValue ?? "Unknown error",
-                                    reason: error["data"]?["reason"]?.stringValue)
-            answer(.failure(WHIPError(rpcError)))
+            answer(.failure(WHIPError(rpcError: error)))
             end()
             return
         }

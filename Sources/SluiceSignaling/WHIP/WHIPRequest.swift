@@ -71,7 +71,14 @@ struct WHIPError: Error, Equatable {
     /// short, because a publisher usually comes within seconds of its players.
     static let retryAfterSeconds = 1
 
-    /// What a failed `connect`, `publish` or `play` means over HTTP (docs/protocol.md section 6).
+    /// The `error` member of a JSON-RPC response to a resource's own request, as HTTP says it.
+    init(rpcError error: JSONValue) {
+        self.init(RPCError(code: Int(error["code"]?.intValue ?? -32603),
+                           message: error["message"]?.stringValue ?? "Unknown error",
+                           reason: error["data"]?["reason"]?.stringValue))
+    }
+
+    /// What a failed `connect`, `publish`, `play` or `precall` means over HTTP (docs/protocol.md section 6).
     init(_ error: RPCError) {
         let reason = error.reason ?? "INTERNAL_ERROR"
         switch error.code {

@@ -63,10 +63,7 @@ final class WHIPResource: SessionOutput {
         if let error = message["error"] {
             // After a failed `connect`, `publish` fails too (1000); the first error tells why.
             guard handle == nil, onAnswer != nil else { return }
-            let rpcError = RPCError(code: Int(error["code"]?.intValue ?? -32603),
-                                    message: error["message"]?.stringValue ?? "Unknown error",
-                                    reason: error["data"]?["reason"]?.stringValue)
-            answer(.failure(WHIPError(rpcError)))
+            answer(.failure(WHIPError(rpcError: error)))
             end()
             return
         }
