@@ -38,6 +38,13 @@ public struct PrecallPublishAdvice: Sendable, Hashable {
     public var fps: Int
     /// kbit/s, never over the uplink.
     public var bitrate: Int
+
+    public init(width: Int, height: Int, fps: Int, bitrate: Int) {
+        self.width = width
+        self.height = height
+        self.fps = fps
+        self.bitrate = bitrate
+    }
 }
 
 /// The `precallReport` event's data.

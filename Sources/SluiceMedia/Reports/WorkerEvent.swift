@@ -20,9 +20,12 @@ package enum WorkerEvent: Sendable, Equatable {
     case limitExceeded(StreamHandle, limit: PublishLimit, value: Int, max: Int)
     /// The stream's size (its top layer) changed: for the publisher and every player.
     case resize(stream: String, width: Int, height: Int)
-    /// A pre-call test's figures so far (once a second), and at its end.
-    case precallProgress(StreamHandle, PrecallFigures)
-    case precallDone(StreamHandle, PrecallFigures)
+    /// A pre-call test's figures so far (once a second), and at its end. Indirect: the figures
+    /// are ten words, and an inline payload that size leaves the other cases' copies reading
+    /// bytes they never wrote (valgrind: "conditional jump depends on uninitialised value" in
+    /// WorkerEvent's outlined copy, on every event).
+    indirect case precallProgress(StreamHandle, PrecallFigures)
+    indirect case precallDone(StreamHandle, PrecallFigures)
     /// Edge: the origin's mute state of a relayed stream changed (`RTCPLinkState.Mute` bits).
     case linkMuted(StreamHandle, flags: UInt8)
 }
