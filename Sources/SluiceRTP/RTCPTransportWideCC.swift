@@ -166,6 +166,17 @@ public struct RTCPTransportWideCC: Equatable, Sendable {
     }
 
     /// One result per sequence number, in order; stops early if chunks or deltas run short.
+    /// Each packet's sequence number and arrival time in the receiver's clock (µs, the
+    /// reference time plus the deltas so far), or nil for one not received. No allocation.
+    public func forEachArrival(_ body: (_ sequenceNumber: UInt16, _ arrivalMicros: Int64?) -> Void) {
+        var arrival = Int64(referenceTime) * Self.referenceTimeUnitMicros
+        forEachPacket { result in
+            guard result.status != .notReceived else { return body(result.sequenceNumber, nil) }
+            arrival += Int64(result.delta) * Self.deltaTickMicros
+            body(result.sequenceNumber, arrival)
+        }
+    }
+
     public func forEachPacket(_ body: (PacketResult) -> Void) {
         var sequence = baseSequenceNumber
         var deltaIndex = 0

@@ -43,17 +43,13 @@ struct SendSideEstimator {
     /// Takes one feedback packet; `history` gives our send time and size of each sequence.
     mutating func received(_ feedback: RTCPTransportWideCC, history: SendHistory, sentKbps: Double, now: UInt64) {
         feedbackReceived += 1
-        var arrival = Int64(feedback.referenceTime) * RTCPTransportWideCC.referenceTimeUnitMicros
-        feedback.forEachPacket { result in
-            let sequence = unwrapper.unwrap(result.sequenceNumber)
-            if result.status != .notReceived {
-                arrival += Int64(result.delta) * RTCPTransportWideCC.deltaTickMicros
-            }
+        feedback.forEachArrival { sequenceNumber, arrival in
+            let sequence = unwrapper.unwrap(sequenceNumber)
             // Each packet once: a later feedback may repeat what an earlier one reported.
-            guard sequence > highestProcessed, let sent = history.lookup(result.sequenceNumber) else { return }
+            guard sequence > highestProcessed, let sent = history.lookup(sequenceNumber) else { return }
             highestProcessed = sequence
             windowTotal += 1
-            guard result.status != .notReceived else {
+            guard let arrival else {
                 windowLost += 1
                 return
             }

@@ -73,19 +73,15 @@ struct DownlinkRamp {
 
     /// One feedback packet; `history` holds the send time and size of what we sent.
     mutating func received(_ feedback: RTCPTransportWideCC, history: SendHistory) {
-        var arrival = Int64(feedback.referenceTime) * RTCPTransportWideCC.referenceTimeUnitMicros
         var congestedNow = false
-        feedback.forEachPacket { result in
-            let sequence = unwrapper.unwrap(result.sequenceNumber)
-            if result.status != .notReceived {
-                arrival += Int64(result.delta) * RTCPTransportWideCC.deltaTickMicros
-            }
+        feedback.forEachArrival { sequenceNumber, arrival in
+            let sequence = unwrapper.unwrap(sequenceNumber)
             // Each packet once: a later feedback may repeat what an earlier one reported.
-            guard sequence > highestProcessed, let sent = history.lookup(result.sequenceNumber) else { return }
+            guard sequence > highestProcessed, let sent = history.lookup(sequenceNumber) else { return }
             highestProcessed = sequence
             let index = stepIndex(sentAt: sent.sendMicros)
             steps[index].total += 1
-            guard result.status != .notReceived else {
+            guard let arrival else {
                 steps[index].lost += 1
                 if steps[index].congested { congestedNow = true }
                 return

@@ -125,8 +125,9 @@ final class PrecallProbe: WebRTCTransportDelegate, WorkerTickable {
             }
             return
         }
-        if let mediaSSRC = parameters.video?.remoteSSRCs.first ?? parameters.audio?.remoteSSRCs.first ?? Optional(1),
-           let twcc = feedback.feedback(now: now, senderSSRC: reporterSSRC, mediaSSRC: mediaSSRC) {
+        // Any of the client's SSRCs: transport-wide feedback is about the transport.
+        let mediaSSRC = parameters.video?.remoteSSRCs.first ?? parameters.audio?.remoteSSRCs.first ?? 1
+        if let twcc = feedback.feedback(now: now, senderSSRC: reporterSSRC, mediaSSRC: mediaSSRC) {
             sendRTCP { writer in twcc.write(into: &writer) }
         }
         downlink.tick(now: now)
