@@ -17,6 +17,8 @@ let cLibraries: [Target] = [
     .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
     // The recorder's muxer (WebM and fragmented MP4 from encoded frames; nothing is transcoded).
     .systemLibrary(name: "CAVFormat", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev"])]),
+    // The call log's embedded database (SQLite 3.40 from Debian).
+    .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     // The media worker's system calls that Swift cannot make well: recvmmsg/sendmmsg, epoll, TCP.
     .target(name: "CShims"),
 ]
@@ -83,7 +85,8 @@ let package = Package(
         .target(name: "SluiceJSONParser", dependencies: ["SluiceJSON", "CJansson"], swiftSettings: swift5),
         .target(name: "SluiceSignaling",
                 dependencies: ["SluiceWire", "SluiceJSON", "SluiceJSONParser", "SluiceVocabulary", "SluiceMedia",
-                               "SluiceControl", "SluiceTransport", "SluiceDataChannel", "CWebsockets", "COpenSSL"],
+                               "SluiceControl", "SluiceTransport", "SluiceDataChannel", "SluiceCalls", "CWebsockets",
+                               "COpenSSL"],
                 swiftSettings: swift5),
         // Recording (docs/recording.md): frames reassembled from a stream's RTP, off the packet
         // path, written to WebM or MP4 by libavformat on the recorder thread.
@@ -94,10 +97,15 @@ let package = Package(
         // Knows no media, no signaling: the server hands it figures and asks it for claims.
         .target(name: "SluiceCluster", dependencies: ["CHiredis", "SluiceJSON", "SluiceJSONParser"],
                 swiftSettings: swift5),
+        // 1:1 calls (docs/protocol.md section 6, "Calls"): the pure state machine and the call
+        // log's record types and store protocol. Knows no socket, no JSON and no database.
+        .target(name: "SluiceCalls", dependencies: ["SluiceVocabulary"], swiftSettings: swift5),
+        // The call log in an SQLite file: versioned schema, a writer thread, indexed pages.
+        .target(name: "SluiceCallLog", dependencies: ["SluiceCalls", "CSQLite"], swiftSettings: swift5),
         .target(name: "SluiceServer",
                 dependencies: ["SluiceWire", "SluiceJSON", "SluiceJSONParser", "SluiceVocabulary", "SluiceMedia",
                                "SluiceControl", "SluiceSignaling", "SluiceTransport", "SluiceCluster", "SluiceRecord",
-                               "SluiceDataChannel"],
+                               "SluiceDataChannel", "SluiceCalls", "SluiceCallLog"],
                 swiftSettings: swift5),
         .target(name: "SluiceClient",
                 // The media part needs SluiceTransport (epoll, Linux); signaling builds everywhere.
@@ -128,6 +136,8 @@ let package = Package(
         .testTarget(name: "SluiceRecordTests", dependencies: ["SluiceRecord", "SluiceRTP", "SluiceVocabulary"],
                     swiftSettings: swift5),
         .testTarget(name: "SluiceDataChannelTests", dependencies: ["SluiceDataChannel"], swiftSettings: swift5),
+        .testTarget(name: "SluiceCallsTests", dependencies: ["SluiceCalls"], swiftSettings: swift5),
+        .testTarget(name: "SluiceCallLogTests", dependencies: ["SluiceCallLog", "SluiceCalls"], swiftSettings: swift5),
         .testTarget(name: "SluiceJSONTests", dependencies: ["SluiceJSON", "SluiceJSONParser"], swiftSettings: swift5),
         .testTarget(name: "SluiceSignalingTests",
                     dependencies: ["SluiceSignaling", "SluiceJSON", "SluiceJSONParser", "SluiceControl", "SluiceMedia",

@@ -28,6 +28,10 @@ forbidden = {
     # The recorder reassembles and writes frames; it knows no session, no protocol word, no socket.
     "SluiceRecord": {"SluiceControl", "SluiceSignaling", "SluiceServer", "SluiceSDP", "SluiceJSON",
                      "SluiceJSONParser", "SluiceCluster", "CWebsockets", "CJansson"},
+    # The call state machine is pure: no socket, no JSON, no database, no media.
+    "SluiceCalls": set(targets) - {"SluiceVocabulary"},
+    # The call log knows SQLite and the record types, nothing of sessions or the wire.
+    "SluiceCallLog": set(targets) - {"SluiceCalls", "CSQLite", "SluiceVocabulary"},
     "SluiceVocabulary": set(targets),
     "SluiceWire": set(targets),
 }

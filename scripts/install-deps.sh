@@ -23,6 +23,8 @@ packages=(libssl-dev libsrtp2-dev libusrsctp-dev libjansson-dev libwebsockets-de
 packages+=(libhiredis-dev)
 # libavformat: the recorder's muxer (WebM, MP4); SluiceRecord links it, so the server does.
 packages+=(libavformat-dev)
+# SQLite: the call log (SluiceCallLog links it, so the server does).
+packages+=(libsqlite3-dev)
 if [[ $with_test == 1 ]]; then
     # coturn: the TURN interop test starts its own turnserver on loopback.
     packages+=(chromium coturn iproute2 nftables valgrind util-linux curl)

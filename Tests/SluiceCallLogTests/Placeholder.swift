@@ -1,0 +1,1 @@
+// The SQLite call log's tests go here.

@@ -1,0 +1,1 @@
+// The call state machine's tests go here.
