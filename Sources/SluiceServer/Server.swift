@@ -53,6 +53,7 @@ public final class Server {
         signalingConfig.maxHandlesPerSession = config.maxHandlesPerSession
         signalingConfig.logLevel = level
         signalingConfig.turnServers = config.turnServers
+        signalingConfig.calls = config.calls
         if let credentials = try config.loadTLSCredentials() {
             signalingConfig.tls = TLSSettings(credentials: credentials, redirectPort: config.tlsRedirectPort)
         }
@@ -73,6 +74,7 @@ public final class Server {
                      links: { (media.linkViews, media.edgeLinks) }).register(on: signaling.router)
         WHIPEndpoint(signaling: signaling).register(on: signaling.router)
         PrecallEndpoint(signaling: signaling).register(on: signaling.router)
+        AdminCalls(adminToken: config.adminToken, sessions: signaling.sessions).register(on: signaling.router)
         StaticFiles(root: config.webRoot).register(on: signaling.router)
     }
 
@@ -116,6 +118,8 @@ public final class Server {
             recording: app.recording)
         signaling.dataChannels = app.dataChannels
         signaling.precall = app.precall
+        signaling.trustClientUser = app.trustClientUser
+        signaling.calls = app.calls
         return signaling
     }
 

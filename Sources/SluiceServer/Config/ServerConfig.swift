@@ -1,4 +1,5 @@
 import Foundation
+import SluiceCalls
 import SluiceDataChannel
 import SluiceJSON
 import SluiceRecord
@@ -35,6 +36,10 @@ public struct ServerConfig: Sendable {
         public var dataChannels: DataChannelPolicy? = DataChannelPolicy()
         /// `precall`: the pre-call test's rules (`ServerConfig+Precall.swift`); nil: refused.
         public var precall: PrecallPolicy? = PrecallPolicy()
+        /// `trustClientUser`: `connect`'s `user` names the session's user (`ServerConfig+Calls.swift`).
+        public var trustClientUser = false
+        /// `calls`: the app's call rules.
+        public var calls = AppCallRules()
     }
 
     public var httpHost = "127.0.0.1"
@@ -75,6 +80,12 @@ public struct ServerConfig: Sendable {
     public var cluster: ClusterConfig?
     /// `recording`: where recordings go (README.md, "Recording"); nil: recording is off.
     public var recording: RecordingSettings?
+    /// `calls`: ring and reconnect timeouts, the per-session call rate.
+    public var calls = CallSettings()
+    /// `calls.database`: the call log's SQLite file ("" keeps no log; `callDatabasePath`).
+    public var callDatabase = "calls.db"
+    /// The file this config was read from (relative paths in it start there); nil when built in code.
+    public var sourcePath: String?
 
     public init() {}
 
@@ -90,7 +101,8 @@ public struct ServerConfig: Sendable {
         } catch {
             throw ConfigError(key: "", problem: "\(path) is not valid JSON: \(error)")
         }
-        let config = try parse(root)
+        var config = try parse(root)
+        config.sourcePath = path
         // The files are part of the config: a bad one fails `--check-config` as well.
         _ = try config.loadTLSCredentials()
         try config.checkHookCAFiles()
@@ -100,7 +112,7 @@ public struct ServerConfig: Sendable {
     public static func parse(_ root: JSONValue) throws(ConfigError) -> ServerConfig {
         var config = ServerConfig()
         let top = try ConfigReader(root, path: "", known: ["server", "rtc", "apps", "admin", "metrics", "log", "limits", "cluster",
-                                                               "recording"])
+                                                               "recording", "calls"])
 
         let server = try top.child("server", known: ["host", "port", "webRoot", "tls"])
         config.httpHost = try server.string("host", default: config.httpHost)
@@ -156,7 +168,8 @@ public struct ServerConfig: Sendable {
             var apps: [App] = []
             for (i, item) in array.enumerated() {
                 let app = try ConfigReader(item, path: "apps[\(i)]", known: ["key", "hooks", "limits", "secrets", "requireToken", "startBitrate",
-                                                                                "recording", "dataChannels", "precall"])
+                                                                                "recording", "dataChannels", "precall", "trustClientUser",
+                                                                                "calls"])
                 guard let key = app.object["key"]?.stringValue, !key.isEmpty else {
                     throw ConfigError(key: "apps[\(i)].key", problem: "is required and must be a non-empty string")
                 }
@@ -193,6 +206,7 @@ public struct ServerConfig: Sendable {
                 try readStartBitrate(app, into: &entry)
                 try readDataChannels(app, into: &entry)
                 try readPrecall(app, into: &entry)
+                try readAppCalls(app, into: &entry)
                 let recording = try app.string("recording", default: AppRecording.request.rawValue,
                                                allowed: Set(AppRecording.allCases.map(\.rawValue)))
                 entry.recording = AppRecording(rawValue: recording) ?? .request
@@ -220,6 +234,7 @@ public struct ServerConfig: Sendable {
         if let cluster = top.object["cluster"] {
             config.cluster = try ClusterConfig.parse(cluster, key: "cluster", httpPort: config.httpPort, rtcPort: config.rtcPort)
         }
+        try readCalls(top, into: &config)
         if let recording = top.object["recording"] {
             config.recording = try RecordingConfig.parse(recording, key: "recording")
         }

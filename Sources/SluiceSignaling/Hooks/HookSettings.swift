@@ -40,12 +40,17 @@ public enum HookEvent: String, Sendable, CaseIterable {
     case recordingStarted
     case recordingStopped
     case recordingFailed
+    case callStarted
+    case callStatus
+    case callEnded
 
     /// Whether the request waits for the backend's verdict (a non-2xx reply refuses it).
     public var authorizes: Bool {
         switch self {
         case .connect, .publishStream, .playStream: return true
-        case .streamStatus, .streamEvent, .disconnect, .recordingStarted, .recordingStopped, .recordingFailed: return false
+        case .streamStatus, .streamEvent, .disconnect, .recordingStarted, .recordingStopped, .recordingFailed,
+             .callStarted, .callStatus, .callEnded:
+            return false
         }
     }
 }

@@ -1,3 +1,4 @@
+import SluiceCalls
 import SluiceDataChannel
 
 /// Settings of the signaling server (the `server`, `apps` and `limits` parts of the config).
@@ -23,6 +24,11 @@ public struct SignalingConfig: Sendable {
         public var dataChannels: DataChannelPolicy? = DataChannelPolicy()
         /// The pre-call test's rules; nil: `precall` is refused (1002).
         public var precall: PrecallPolicy? = PrecallPolicy()
+        /// `connect`'s `user` names the session's user (docs/protocol.md section 6, "Calls");
+        /// without it only a token's `sub` does.
+        public var trustClientUser = false
+        /// The app's call rules (`apps[].calls`).
+        public var calls = AppCallRules()
 
         public init(key: String, hooks: HookSettings? = nil, limits: PublishLimits = PublishLimits(),
                     secrets: [String] = [], requireToken: Bool = false, stopWhenExceeded: Bool = false,
@@ -60,6 +66,8 @@ public struct SignalingConfig: Sendable {
     public var logLevel: Log.Level = .info
     /// TURN servers whose credentials `connect` hands out (`rtc.turn`); none: `iceServers` is empty.
     public var turnServers: [TURNServer] = []
+    /// The `calls` part of the config: ring and reconnect timeouts, the per-session call rate.
+    public var calls = CallSettings()
 
     public init() {}
 

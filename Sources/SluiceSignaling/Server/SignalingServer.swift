@@ -56,6 +56,8 @@ public final class SignalingServer {
     private var started = false
     private var resources: LWSResources?
     private var serviceContext: OpaquePointer?
+    /// Wakes the service thread four times a second for the calls' timeouts (ring, reconnect).
+    private var callTimer: DispatchSourceTimer?
 
     // Service-thread state.
     var webSockets: [OpaquePointer: WebSocketConnection] = [:]
@@ -144,6 +146,11 @@ public final class SignalingServer {
         sessions.hooks.wakeup = { waker.wake() }
 
         serviceContext = context
+        let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+        timer.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250), leeway: .milliseconds(50))
+        timer.setEventHandler { waker.wake() }
+        timer.resume()
+        callTimer = timer
         let thread = Thread { [self] in
             serve()
         }
@@ -163,6 +170,8 @@ public final class SignalingServer {
         while !serviceFinished {
             if lws_service(context, 0) < 0 { break }
         }
+        callTimer?.cancel()
+        callTimer = nil
         waker.set(nil)
         lws_context_destroy(context)
         serviceContext = nil
@@ -228,6 +237,7 @@ public final class SignalingServer {
         }
         sessions.drainHookCompletions()
         sessions.drainMediaEvents()
+        sessions.callTick()
         sessions.reportFigures()
         if !soon.isEmpty {
             let tasks = soon

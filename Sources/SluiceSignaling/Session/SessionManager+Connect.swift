@@ -14,6 +14,7 @@ extension SessionManager {
         // With a token the app key may be left out: the token's `iss` names the app.
         let givenKey = token == nil ? try params.requiredString("appKey") : try params.optionalString("appKey")
         let custom = try params.optionalObject("custom")
+        let user = try CallParams.user(params, "user", required: false)
         _ = try params.optionalString("clientVersion")
         let access: SessionAccess
         do throws(AccessRefusal) {
@@ -28,9 +29,16 @@ extension SessionManager {
             }
         }
         let appKey = access.appKey
+        if let user {
+            if let sub = access.identity {
+                guard sub == user else { throw .invalidParams("'user' differs from the token's sub") }
+            } else if config.app(withKey: appKey)?.trustClientUser != true {
+                throw .invalidParams("'user' is not accepted by this app: its users come from tokens (apps[].trustClientUser)")
+            }
+        }
         guard connected.count < config.maxSessions else { throw .limitReached("sessions") }
         // Before the connect hook, whose body carries the identity.
-        session.identity = access.identity
+        session.identity = access.identity ?? user
         session.grants = access.grants
         var id = makeSessionID()
         while connected[id] != nil { id = SessionManager.randomSessionID() }

@@ -72,12 +72,16 @@ extension SessionManager {
         var followUp = FollowUp.none
         do throws(RPCError) {
             let result = try dispatch(id: id, method: method, params: params, session: session, followUp: &followUp)
-            if case .parked = followUp { return }
+            if case .parked = followUp {
+                carryOutAfterReply()
+                return
+            }
             session.send(RPCMessage.result(id: id, result))
         } catch {
             log.info("connection \(session.connectionID): \(method) failed with \(error.code): \(error.message)")
             session.send(RPCMessage.error(id: id, error))
         }
+        carryOutAfterReply()
         perform(followUp, for: session)
         drainMediaEvents()
     }
@@ -88,6 +92,7 @@ extension SessionManager {
             break
         case .established:
             session.send(RPCMessage.notification("session", ["status": "ESTABLISHED"]))
+            callSessionEstablished(session)
         case .rejectAppKey:
             session.close(code: CloseCode.unknownAppKey, reason: "Unknown app key")
         case .disconnect:
@@ -123,6 +128,8 @@ extension SessionManager {
             media.endSession(id)
             drainMediaEvents()
             connected[id] = nil
+            callSessionEnded(id)
+            drainMediaEvents()
             sessionEndedForHooks(id)
         }
         dropParked(session)

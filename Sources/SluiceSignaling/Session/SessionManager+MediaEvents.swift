@@ -15,7 +15,15 @@ extension SessionManager {
                 if status == .failed { log.warn(line) } else { log.info(line) }
             }
             releaseName(after: event)
+            noteCallMedia(event)
             deliver(event)
+        }
+        // Outside the engine's drain: these may stop or mute call streams, which queues more.
+        if !mediaCallEffects.isEmpty {
+            let effects = mediaCallEffects
+            mediaCallEffects.removeAll()
+            carryOut(effects)
+            drainMediaEvents()
         }
     }
 

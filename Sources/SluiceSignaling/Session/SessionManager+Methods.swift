@@ -17,6 +17,9 @@ extension SessionManager {
             return try connect(params, id: id, session: session, followUp: &followUp)
         }
         guard let sessionID = session.sessionID else { throw .notConnected }
+        if Self.callMethods.contains(method) {
+            return try callMethod(method, params, id: id, session: session, sessionID: sessionID, followUp: &followUp)
+        }
         switch method {
         case "publish":
             return try publish(params, id: id, session: session, sessionID: sessionID, followUp: &followUp)
@@ -83,8 +86,9 @@ extension SessionManager {
     }
 
     /// Every method `dispatch` knows: one list, checked before params.
-    static let methods: Set<String> = ["connect", "publish", "play", "update", "mute", "unmute", "stop", "getStats",
-                                       "muteStream", "unmuteStream", "ping", "disconnect", "precall"]
+    static let methods: Set<String> = Set(["connect", "publish", "play", "update", "mute", "unmute", "stop", "getStats",
+                                           "muteStream", "unmuteStream", "ping", "disconnect", "precall"])
+        .union(callMethods)
 
     private func requireHandle(_ handle: StreamHandle, of session: RPCSession) throws(RPCError) {
         guard session.handles[handle] != nil else { throw .unknownHandle }

@@ -35,14 +35,20 @@ extension SessionManager {
         }
     }
 
+    /// `merging`: members the result starts with (`accept` with an `sdp` publishes through here).
     func publish(_ params: RPCParams, id requestID: JSONValue, session: RPCSession, sessionID: SessionID,
-                         followUp: inout FollowUp) throws(RPCError) -> JSONValue {
+                 followUp: inout FollowUp, merging prefix: JSONObject = [:]) throws(RPCError) -> JSONValue {
         let stream = try params.streamName()
         let sdp = try params.sdp()
         let constraints = try params.constraints()
         let asked = try params.optionalBool("record", default: false)
         let custom = try params.optionalObject("custom")
-        try requireGrant(.publish, stream: stream, record: asked, session: session)
+        // A call's stream: its device alone, and the call is its grant (not the token's lists).
+        if try !checkCallStream(stream, publish: true, sessionID: sessionID) {
+            try requireGrant(.publish, stream: stream, record: asked, session: session)
+        } else if asked && !session.grants.record {
+            throw .notGranted("recording of '\(stream)'")
+        }
         let record = try recordingDecision(asked: asked, session: session)
         // Before any hook: a server without a recorder refuses at once, and makes no handle.
         if record && !media.recordingEnabled { throw RPCError(MediaError.limitReached(MediaEngine.recordingOff)) }
@@ -74,7 +80,10 @@ extension SessionManager {
             }
             session.handles[answer.handle] = RPCSession.HandleRecord(role: .publish, stream: stream)
             if let custom { session.hooks.handleCustom[answer.handle] = custom }
-            return ["handle": .string(answer.handle), "sdp": .string(answer.sdp)]
+            var result = prefix
+            result["handle"] = .string(answer.handle)
+            result["sdp"] = .string(answer.sdp)
+            return .object(result)
         }
         if let appKey = session.appKey, hooks.hooks(forApp: appKey) != nil {
             var fields: JSONObject = ["stream": .string(stream), "role": "publish"]
@@ -97,7 +106,9 @@ extension SessionManager {
         let constraints = try params.constraints()
         let wait = try params.optionalBool("wait", default: false)
         let custom = try params.optionalObject("custom")
-        try requireGrant(.play, stream: stream, record: false, session: session)
+        if try !checkCallStream(stream, publish: false, sessionID: sessionID) {
+            try requireGrant(.play, stream: stream, record: false, session: session)
+        }
         try requireHandleCapacity(session)
         var request = PlayRequest(session: sessionID, stream: stream, offer: sdp, constraints: constraints, wait: wait)
         request.dataChannels = dataChannels(of: session)

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceCalls
 import SluiceControl
 import SluiceJSON
 import SluiceMedia
@@ -42,6 +43,15 @@ public final class SessionManager {
     var figuresReportedAt: UInt64 = 0
     /// Pre-call tests started per app in the last minute (SessionManager+Precall.swift).
     var precallRate = PrecallRateLimiter()
+    /// Users online and their calls (docs/protocol.md section 6, "Calls"; Calls/).
+    public let callBook: CallBook
+    /// Where calls are logged; nil keeps no log (`calls.database` empty). Set before the
+    /// server starts.
+    public var callLog: CallLogStore?
+    /// Call effects a request queued, carried out after its reply.
+    var afterReply: [[CallEffect]] = []
+    /// Call effects of media statuses, carried out after the engine's events are delivered.
+    var mediaCallEffects: [CallEffect] = []
 
     /// `clock` gives monotonic microseconds (rate limiting); `makeSessionID`, `hookTransport`
     /// and `wallClockMillis` are for tests (hooks go through Sluice's own HTTP/HTTPS client by default).
@@ -58,7 +68,9 @@ public final class SessionManager {
         let transport = hookTransport ?? (config.apps.contains { $0.hooks != nil }
                                           ? SocketHookTransport() : UnusedHookTransport())
         hooks = HookDispatcher(apps: config.apps, transport: transport, log: log)
-        self.wallClockMillis = wallClockMillis ?? { Int64(Date().timeIntervalSince1970 * 1000) }
+        let wallMillis = wallClockMillis ?? { Int64(Date().timeIntervalSince1970 * 1000) }
+        self.wallClockMillis = wallMillis
+        callBook = CallBook(settings: config.calls, wallMillis: wallMillis, monoMicros: clock)
     }
 
     /// Sessions with an open transport, connected or not.
@@ -83,6 +95,7 @@ public final class SessionManager {
         guard let session = connected[id] else { return false }
         media.endSession(id)
         drainMediaEvents()
+        callSessionEnded(id)
         sessionEndedForHooks(id)
         session.send(RPCMessage.notification("session", ["status": "DISCONNECTED", "info": .string(info)]))
         connected[id] = nil
@@ -129,6 +142,8 @@ public final class SessionManager {
             session.state = .closing
             media.endSession(id)
             drainMediaEvents()
+            callSessionEnded(id)
+            drainMediaEvents()
             sessionEndedForHooks(id)
         }
         dropParked(session)
@@ -141,6 +156,7 @@ public final class SessionManager {
     /// `session` DISCONNECTED and closes each transport with 1001.
     public func shutdown() {
         let open = sessions.values.sorted { $0.connectionID < $1.connectionID }
+        endCallsForShutdown()
         for session in open {
             if let id = session.sessionID { media.endSession(id) }
         }

@@ -1,0 +1,121 @@
+import SluiceCalls
+import SluiceControl
+import SluiceJSON
+import SluiceMedia
+import SluiceVocabulary
+
+/// Carrying out what the call machine decided: notifications, the log, the call streams'
+/// hold and end, and hooks; and feeding it sessions, media statuses and time.
+extension SessionManager {
+    /// Each effect in order. Media calls made here queue media events, which the caller drains.
+    func carryOut(_ effects: [CallEffect]) {
+        for effect in effects {
+            switch effect {
+            case let .incomingCall(sessionID, callID):
+                guard let target = connected[sessionID], let call = callBook.call(callID) else { continue }
+                target.send(RPCMessage.notification("incomingCall", CallJSON.incomingCall(call, custom: callBook.custom(of: callID))))
+            case let .status(sessionID, callID, status, by, endResult, side):
+                guard let target = connected[sessionID], let call = callBook.call(callID) else { continue }
+                target.send(RPCMessage.notification("callStatus", CallJSON.callStatus(
+                    call, status: status, by: by, endResult: endResult, media: side)))
+            case .write(let record):
+                callLog?.write(record)
+                if let result = record.endResult {
+                    log.info("call \(record.callID) (\(record.caller) to \(record.callee)): ended \(result)"
+                             + (record.endedBy.map { " by \($0)" } ?? ""))
+                }
+            case let .hold(callID, held):
+                guard let call = callBook.call(callID) else { continue }
+                for side in CallSide.allCases {
+                    for kind in [MediaKind.audio, .video] {
+                        // A stream not published yet has nothing to stop.
+                        try? media.setServerMuted(stream: call.stream(side), kind: kind, muted: held)
+                    }
+                }
+            case .endMedia(let callID):
+                stopCallHandles(callID)
+            case let .hookStarted(callID, actor):
+                guard let call = callBook.call(callID) else { continue }
+                notifyCall(.callStarted, call: call, actor: actor,
+                           fields: ["callId": .string(callID), "from": .string(call.caller), "to": .string(call.callee),
+                                    "video": .bool(call.video), "audio": .bool(call.audio)],
+                           custom: CallJSON.parsedCustom(callBook.custom(of: callID)).objectValue)
+            case let .hookStatus(callID, status, by, endResult, actor):
+                guard let call = callBook.call(callID) else { continue }
+                var fields: JSONObject = ["callId": .string(callID), "status": .string(status.rawValue)]
+                if let by { fields["by"] = .string(by) }
+                if let endResult { fields["endResult"] = .string(endResult.rawValue) }
+                notifyCall(.callStatus, call: call, actor: actor, fields: fields, custom: nil)
+            case let .hookEnded(record, actor):
+                guard let call = callBook.call(record.callID) else { continue }
+                var fields = CallJSON.record(record)
+                fields["custom"] = nil
+                notifyCall(.callEnded, call: call, actor: actor, fields: fields,
+                           custom: CallJSON.parsedCustom(record.customJSON).objectValue)
+            }
+        }
+    }
+
+    /// The call ended: the handles of its two streams stop, wherever they are.
+    private func stopCallHandles(_ callID: String) {
+        guard let call = callBook.call(callID) else { return }
+        let names: Set<String> = [call.stream(.caller), call.stream(.callee)]
+        for session in connectedSessions {
+            for (handle, record) in session.handles where names.contains(record.stream) {
+                try? media.stop(handle: handle)
+                session.handles[handle] = nil
+            }
+        }
+    }
+
+    /// After the reply: the call effects the request queued.
+    func carryOutAfterReply() {
+        guard !afterReply.isEmpty else { return }
+        let queued = afterReply
+        afterReply.removeAll()
+        for effects in queued { carryOut(effects) }
+    }
+
+    /// A media status of a call stream: both players playing connect the call; a failed
+    /// handle loses its side. Collected while the engine's events are delivered.
+    func noteCallMedia(_ event: MediaEvent) {
+        guard case let .streamStatus(_, _, stream, role, status, _, _) = event,
+              let (callID, side) = CallStreamName.parse(stream) else { return }
+        // The player of a side's stream is the other side.
+        let actor = role == .publish ? side : side.other
+        switch status {
+        case .playing where role == .play:
+            mediaCallEffects += callBook.mediaPlaying(callID, side: actor)
+        case .failed:
+            mediaCallEffects += callBook.mediaFailed(callID, side: actor)
+        default:
+            break
+        }
+    }
+
+    /// The session connected with a user: it is online for calls, and takes over a call of
+    /// its user that waits for a lost device. After `ESTABLISHED`.
+    func callSessionEstablished(_ session: RPCSession) {
+        guard let id = session.sessionID, let user = session.identity, let appKey = session.appKey else { return }
+        carryOut(callBook.sessionOnline(id, user: CallUser(appKey: appKey, name: user)))
+        drainMediaEvents()
+    }
+
+    /// The session ended: its calls wait for it to come back, or end.
+    func callSessionEnded(_ id: SessionID) {
+        carryOut(callBook.sessionOffline(id))
+    }
+
+    /// The service thread's periodic wake: ring timeouts and lost devices.
+    public func callTick() {
+        let effects = callBook.tick()
+        guard !effects.isEmpty else { return }
+        carryOut(effects)
+        drainMediaEvents()
+    }
+
+    /// Shutdown: every call ends `unknown`, before the sessions end.
+    func endCallsForShutdown() {
+        carryOut(callBook.shutdown())
+    }
+}

@@ -1,0 +1,102 @@
+import SluiceCalls
+import SluiceJSON
+import SluiceVocabulary
+
+/// The call methods of docs/protocol.md section 6, "Calls": params here, the rules in
+/// SluiceCalls' `CallBook`, and its effects in `SessionManager+CallEffects.swift`.
+extension SessionManager {
+    static let callMethods: Set<String> = ["call", "accept", "decline", "hangup", "hold", "unhold", "callLog", "onlineUsers"]
+
+    func callMethod(_ method: String, _ params: RPCParams, id requestID: JSONValue, session: RPCSession,
+                    sessionID: SessionID, followUp: inout FollowUp) throws(RPCError) -> JSONValue {
+        let app = session.appKey.flatMap { config.app(withKey: $0) }
+        switch method {
+        case "call":
+            let to = try CallParams.user(params, "to", required: true)!
+            let video = try params.optionalBool("video", default: true)
+            let audio = try params.optionalBool("audio", default: true)
+            let custom = try params.optionalObject("custom")
+            try requireCalls(app, session)
+            let made: (callID: String, effects: [CallEffect])
+            do throws(CallRefusal) {
+                made = try callBook.call(from: sessionID, to: to, video: video, audio: audio,
+                                         custom: custom.map { JSONValue.object($0).serialized() } ?? "{}",
+                                         callWaiting: app?.calls.callWaiting ?? false)
+            } catch {
+                throw RPCError(error)
+            }
+            log.info("session \(sessionID): \(session.identity ?? "") calls \(to): call \(made.callID)")
+            // The reply goes first; the call's notifications follow it.
+            afterReply.append(made.effects)
+            return ["callId": .string(made.callID)]
+        case "accept":
+            let callID = try CallParams.callID(params)
+            let sdp = try params.optionalString("sdp")
+            if let sdp, sdp.isEmpty { throw .invalidParams("'sdp' must not be empty") }
+            try requireCalls(app, session)
+            let effects: [CallEffect]
+            do throws(CallRefusal) { effects = try callBook.accept(callID, by: sessionID) } catch { throw RPCError(error) }
+            guard let call = callBook.call(callID) else { throw .unknownCall }
+            var result: JSONObject = ["callId": .string(callID), "publish": .string(call.stream(.callee)),
+                                      "play": .string(call.stream(.caller))]
+            afterReply.append(effects)
+            if let sdp {
+                // The callee's publish, made in the same request: as a `publish` of its stream.
+                let publishParams = RPCParams(["stream": .string(call.stream(.callee)), "sdp": .string(sdp)])
+                return try publish(publishParams, id: requestID, session: session, sessionID: sessionID,
+                                   followUp: &followUp, merging: result)
+            }
+            return .object(result)
+        case "decline", "hangup", "hold", "unhold":
+            let callID = try CallParams.callID(params)
+            try requireCalls(app, session)
+            let effects: [CallEffect]
+            do throws(CallRefusal) {
+                switch method {
+                case "decline": effects = try callBook.decline(callID, by: sessionID)
+                case "hangup": effects = try callBook.hangup(callID, by: sessionID)
+                case "hold": effects = try callBook.hold(callID, by: sessionID)
+                default: effects = try callBook.unhold(callID, by: sessionID)
+                }
+            } catch {
+                throw RPCError(error)
+            }
+            afterReply.append(effects)
+            return [:]
+        case "callLog":
+            var query = try CallParams.logQuery(params, maxLimit: 100, defaultLimit: 20)
+            try requireCalls(app, session)
+            guard let user = session.identity else { throw .identityRequired }
+            guard let callLog else { throw .callLogOff }
+            query.appKey = session.appKey
+            query.user = user
+            do throws(CallLogError) {
+                return .object(CallJSON.page(try callLog.query(query)))
+            } catch {
+                log.warn("call log: \(error.message)")
+                throw .internalError("the call log could not be read")
+            }
+        case "onlineUsers":
+            try requireCalls(app, session)
+            return ["users": .array(callBook.onlineUsers(appKey: session.appKey ?? "").map { .string($0) })]
+        default:
+            throw .methodNotFound(method)
+        }
+    }
+
+    /// 1002 for an app with calls off, 1016 for a session without a user.
+    private func requireCalls(_ app: SignalingConfig.App?, _ session: RPCSession) throws(RPCError) {
+        if let app, !app.calls.enabled { throw .restrictedAccess }
+        if session.identity == nil { throw .identityRequired }
+    }
+
+    /// Publish and play of a reserved call name: the call's devices only (1012 otherwise).
+    /// True when the name is a call's, so that the token's grants do not apply.
+    func checkCallStream(_ stream: String, publish: Bool, sessionID: SessionID) throws(RPCError) -> Bool {
+        guard CallStreamName.isReserved(stream) else { return false }
+        guard callBook.mayUse(stream: stream, publish: publish, session: sessionID) else {
+            throw .notGranted("\(publish ? "publish" : "play") of '\(stream)': a call's stream is its parties' alone")
+        }
+        return true
+    }
+}
