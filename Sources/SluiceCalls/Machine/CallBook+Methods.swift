@@ -74,9 +74,13 @@ extension CallBook {
     /// `hangup`: either party, before the end: canceled, declined or completed.
     public func hangup(_ id: String, by session: SessionID) throws(CallRefusal) -> [CallEffect] {
         let (call, side) = try party(id, session)
-        // A callee's session that does not ring and is not the device has no say.
-        if side == .callee && call.wasAccepted && call.calleeSession != session && call.lostDeadline[.callee] == nil {
-            throw .wrongState("the call was accepted on another device")
+        // Only a side's device speaks for it: the caller's calling session, the callee's
+        // accepting one (any ringing one before that).
+        if side == .caller && call.callerSession != session {
+            throw .wrongState("this session is not the call's device")
+        }
+        if side == .callee && (call.wasAccepted ? call.calleeSession != session : !call.ringing.contains(session)) {
+            throw .wrongState("this session is not the call's device")
         }
         let result: CallEndResult = call.wasAccepted ? .completed : (side == .caller ? .canceled : .declined)
         return end(id, result, by: call.user(side), actor: session)

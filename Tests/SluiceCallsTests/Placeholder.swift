@@ -1,1 +1,0 @@
-// The call state machine's tests go here.
