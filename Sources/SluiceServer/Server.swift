@@ -1,3 +1,4 @@
+import SluiceCallLog
 import SluiceCluster
 import SluiceControl
 import SluiceDataChannel
@@ -18,6 +19,8 @@ public final class Server {
     public let cluster: ClusterMember?
     /// Signaling's view of `cluster`: publish claims and the load figures.
     let clusterNames: ClusterStreamNames?
+    /// The call log (`calls.database`); nil when it is off.
+    let callLog: CallLogDatabase?
 
     public init(config: ServerConfig) throws {
         self.config = config
@@ -58,6 +61,8 @@ public final class Server {
             signalingConfig.tls = TLSSettings(credentials: credentials, redirectPort: config.tlsRedirectPort)
         }
         signaling = SignalingServer(config: signalingConfig, media: media, log: Log(level: level, subsystem: "signaling"))
+        callLog = try Server.openCallLog(config, log: Log(level: level, subsystem: "calls"))
+        signaling.sessions.callLog = callLog
         cluster = config.cluster.map { Server.clusterMember($0, config: config, tls: signalingConfig.tls != nil, level: level) }
         let media = self.media
         clusterNames = cluster.map { ClusterStreamNames(member: $0, workers: config.workerCount, media: media) }
@@ -165,6 +170,8 @@ public final class Server {
         clusterNames?.stop()
         cluster?.stop()
         signaling.shutdown()
+        // After signaling: the calls it ended at shutdown (`unknown`) are in the batch stored now.
+        callLog?.close()
         media.shutdown()
         log.info("stopped")
     }

@@ -35,7 +35,8 @@ final class AdminFixture {
     var router: HTTPRouter { server.signaling.router }
     var sessions: SessionManager { server.signaling.sessions }
 
-    init(token: String = AdminFixture.token, appKeys: [String] = ["demo"], start: Bool = false) throws {
+    init(token: String = AdminFixture.token, appKeys: [String] = ["demo"], start: Bool = false,
+         configure: (inout ServerConfig) -> Void = { _ in }) throws {
         var lastError: Error?
         for _ in 0..<20 {
             var config = ServerConfig()
@@ -45,6 +46,7 @@ final class AdminFixture {
             config.adminToken = token
             config.logLevel = "error"
             config.apps = appKeys.map { ServerConfig.App(key: $0, hooksURL: nil, hooksSecret: nil, hooksTimeoutMs: 5000) }
+            configure(&config)
             do {
                 let server = try Server(config: config)
                 if start {
@@ -71,7 +73,10 @@ final class AdminFixture {
         var headers: [String: String] = [:]
         if let token { headers["authorization"] = "Bearer \(token)" }
         if let contentType { headers["content-type"] = contentType }
-        return router.route(HTTPRequest(method: method, path: path, headers: headers, body: Array(body.utf8)))
+        // "/path?query" as a request line gives it: the parser splits the two.
+        let parts = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        return router.route(HTTPRequest(method: method, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : "",
+                                        headers: headers, body: Array(body.utf8)))
     }
 
     /// A connected session.

@@ -11,7 +11,7 @@ extension ServerConfig {
             ringTimeoutSeconds: try section.int("ringTimeoutSeconds", default: defaults.ringTimeoutSeconds, range: 1...3600),
             reconnectSeconds: try section.int("reconnectSeconds", default: defaults.reconnectSeconds, range: 0...600),
             perMinute: try section.int("perMinute", default: defaults.perMinute, range: 1...100_000))
-        config.callDatabase = try section.string("database", default: config.callDatabase)
+        config.callDatabase = try section.string("database", default: "calls.db")
     }
 
     /// `apps[i].trustClientUser` and `apps[i].calls`: `{"enabled": true, "callWaiting": false}`.

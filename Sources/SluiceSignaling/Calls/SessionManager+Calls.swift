@@ -37,7 +37,7 @@ extension SessionManager {
             let effects: [CallEffect]
             do throws(CallRefusal) { effects = try callBook.accept(callID, by: sessionID) } catch { throw RPCError(error) }
             guard let call = callBook.call(callID) else { throw .unknownCall }
-            var result: JSONObject = ["callId": .string(callID), "publish": .string(call.stream(.callee)),
+            let result: JSONObject = ["callId": .string(callID), "publish": .string(call.stream(.callee)),
                                       "play": .string(call.stream(.caller))]
             afterReply.append(effects)
             if let sdp {

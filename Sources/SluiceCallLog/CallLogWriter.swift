@@ -1,0 +1,180 @@
+import Foundation
+import SluiceCalls
+
+/// The call log's writer thread: signaling hands records over (`enqueue` only appends under a
+/// lock), and this thread stores each batch it finds in one transaction, so a burst of call
+/// ends costs one fsync, and a slow disk never holds up signaling.
+final class CallLogWriter: @unchecked Sendable {
+    /// Records waiting beyond this are dropped (and said so once): a disk that stopped must not
+    /// take the server's memory with it.
+    static let maxPending = 100_000
+    /// A batch that fails (the file locked by another process, a full disk) is tried this many
+    /// times, a second apart, before its records are given up.
+    static let attempts = 3
+
+    private let connection: SQLiteConnection
+    private let upsertCall: SQLiteStatement
+    private let insertParty: SQLiteStatement
+    private let report: @Sendable (String) -> Void
+
+    private let condition = NSCondition()
+    private var pending: [CallRecord] = []
+    /// Records handed over, and records dealt with (stored or given up): `flush` waits for the
+    /// second to reach the first.
+    private var enqueued: UInt64 = 0
+    private var settled: UInt64 = 0
+    private var stopping = false
+    private var running = false
+    /// Whether the last batch failed, so a failing disk is logged once, and its recovery once.
+    private var failing = false
+    private var lost = 0
+    private var droppedForBacklog = false
+
+    init(connection: SQLiteConnection, report: @escaping @Sendable (String) -> Void) throws(CallLogError) {
+        self.connection = connection
+        self.report = report
+        upsertCall = try connection.prepare("""
+            INSERT INTO calls (call_id, app_key, caller, callee, video, audio, custom, started_at,
+                               answered_at, ended_at, duration_ms, end_result, ended_by)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+            ON CONFLICT (call_id) DO UPDATE SET
+                answered_at = excluded.answered_at, ended_at = excluded.ended_at,
+                duration_ms = excluded.duration_ms, end_result = excluded.end_result,
+                ended_by = excluded.ended_by
+            """)
+        insertParty = try connection.prepare(
+            "INSERT OR IGNORE INTO call_parties (user, started_at, call_id, app_key) VALUES (?1, ?2, ?3, ?4)")
+    }
+
+    func start() {
+        condition.lock()
+        running = true
+        condition.unlock()
+        let thread = Thread { [self] in loop() }
+        thread.name = "sluice-call-log"
+        thread.start()
+    }
+
+    func enqueue(_ record: CallRecord) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard running, !stopping else {
+            if !droppedForBacklog { report("call log: a record came after the log closed and is not stored (call \(record.callID))") }
+            droppedForBacklog = true
+            return
+        }
+        guard pending.count < Self.maxPending else {
+            if !droppedForBacklog {
+                report("call log: \(Self.maxPending) records are waiting for the disk; newer ones are dropped until it catches up")
+            }
+            droppedForBacklog = true
+            return
+        }
+        pending.append(record)
+        enqueued += 1
+        condition.signal()
+    }
+
+    /// Returns when every record handed over before the call is stored or given up.
+    func flush() {
+        condition.lock()
+        let target = enqueued
+        while settled < target && running { condition.wait() }
+        condition.unlock()
+    }
+
+    /// Stores what is waiting, then ends the thread.
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while running { condition.wait() }
+        condition.unlock()
+    }
+
+    private func loop() {
+        while true {
+            condition.lock()
+            while pending.isEmpty && !stopping { condition.wait() }
+            if pending.isEmpty {
+                running = false
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            let batch = pending
+            pending.removeAll(keepingCapacity: true)
+            condition.unlock()
+
+            store(batch)
+
+            condition.lock()
+            settled += UInt64(batch.count)
+            if pending.isEmpty { droppedForBacklog = false }
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    private func store(_ batch: [CallRecord]) {
+        var lastError: CallLogError?
+        for attempt in 1...Self.attempts {
+            do {
+                try storeOnce(batch)
+                if failing {
+                    report("call log: writing to \(connection.path) works again (\(lost) record(s) were lost)")
+                    failing = false
+                    lost = 0
+                }
+                return
+            } catch {
+                lastError = error
+                if attempt < Self.attempts { Thread.sleep(forTimeInterval: 1) }
+            }
+        }
+        lost += batch.count
+        if !failing, let lastError {
+            report("call log: cannot write (\(lastError.message)); \(batch.count) record(s) not stored, "
+                   + "later failures are counted until it works again")
+        }
+        failing = true
+    }
+
+    private func storeOnce(_ batch: [CallRecord]) throws(CallLogError) {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            for record in batch { try insert(record) }
+            try connection.execute("COMMIT")
+        } catch {
+            upsertCall.reset()
+            insertParty.reset()
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private func insert(_ record: CallRecord) throws(CallLogError) {
+        let s = upsertCall
+        s.bind(1, record.callID)
+        s.bind(2, record.appKey)
+        s.bind(3, record.caller)
+        s.bind(4, record.callee)
+        s.bind(5, record.video)
+        s.bind(6, record.audio)
+        s.bind(7, record.customJSON)
+        s.bind(8, record.startedAt)
+        s.bind(9, record.answeredAt)
+        s.bind(10, record.endedAt)
+        s.bind(11, record.durationMs)
+        s.bind(12, record.endResult)
+        s.bind(13, record.endedBy)
+        try s.run()
+        for user in [record.caller, record.callee] {
+            insertParty.bind(1, user)
+            insertParty.bind(2, record.startedAt)
+            insertParty.bind(3, record.callID)
+            insertParty.bind(4, record.appKey)
+            try insertParty.run()
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import CSQLite
+import SluiceCalls
+
+/// One open SQLite connection, used by one thread at a time (the call log has two: the
+/// writer thread's and the readers'). Every failure is a `CallLogError` naming the file.
+final class SQLiteConnection {
+    let path: String
+    private var handle: OpaquePointer?
+
+    init(path: String, readOnly: Bool = false) throws(CallLogError) {
+        self.path = path
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_FULLMUTEX
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK else {
+            let problem = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(handle)
+            handle = nil
+            throw CallLogError("cannot open \(path): \(problem)")
+        }
+        // A reader meets the writer's lock only for the moment of a WAL checkpoint.
+        sqlite3_busy_timeout(handle, 2000)
+    }
+
+    deinit { close() }
+
+    func close() {
+        guard let handle else { return }
+        // Statements are finalized by their owners first; v2 waits for any left over.
+        sqlite3_close_v2(handle)
+        self.handle = nil
+    }
+
+    /// Runs statements that return no rows (schema, pragmas, BEGIN/COMMIT).
+    func execute(_ sql: String) throws(CallLogError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard code == SQLITE_OK else {
+            let problem = message.map { String(cString: $0) } ?? lastError
+            sqlite3_free(message)
+            throw CallLogError("\(path): \(problem)")
+        }
+    }
+
+    /// The one integer a pragma such as `user_version` answers.
+    func integer(_ sql: String) throws(CallLogError) -> Int64 {
+        let statement = try prepare(sql)
+        guard try statement.step() else { throw CallLogError("\(path): \(sql) gave no row") }
+        return statement.int64(0)
+    }
+
+    func prepare(_ sql: String) throws(CallLogError) -> SQLiteStatement {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw CallLogError("\(path): \(lastError)")
+        }
+        return SQLiteStatement(statement, connection: self)
+    }
+
+    var lastError: String {
+        guard let handle else { return "the database is closed" }
+        return String(cString: sqlite3_errmsg(handle))
+    }
+}
+
+/// A prepared statement: bind, step, read columns, reset. Reused for every write and query of
+/// its shape, so SQL is parsed once.
+final class SQLiteStatement {
+    private let statement: OpaquePointer
+    private unowned let connection: SQLiteConnection
+    /// SQLITE_TRANSIENT: SQLite copies bound text before `bind` returns.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    init(_ statement: OpaquePointer, connection: SQLiteConnection) {
+        self.statement = statement
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(statement) }
+
+    /// Clears the last run's bindings and cursor.
+    func reset() {
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+    }
+
+    /// Parameters are numbered from 1, as in SQL's `?1`.
+    func bind(_ index: Int32, _ value: String?) {
+        guard let value else { sqlite3_bind_null(statement, index); return }
+        sqlite3_bind_text(statement, index, value, -1, Self.transient)
+    }
+
+    func bind(_ index: Int32, _ value: Int64?) {
+        guard let value else { sqlite3_bind_null(statement, index); return }
+        sqlite3_bind_int64(statement, index, value)
+    }
+
+    func bind(_ index: Int32, _ value: Bool) {
+        sqlite3_bind_int(statement, index, value ? 1 : 0)
+    }
+
+    /// True while there is a row to read; false when done.
+    func step() throws(CallLogError) -> Bool {
+        switch sqlite3_step(statement) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw CallLogError("\(connection.path): \(connection.lastError)")
+        }
+    }
+
+    /// Runs a statement that returns no rows, then resets it for the next use.
+    func run() throws(CallLogError) {
+        defer { reset() }
+        _ = try step()
+    }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+
+    func optionalInt64(_ column: Int32) -> Int64? {
+        sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, column)
+    }
+
+    func text(_ column: Int32) -> String { optionalText(column) ?? "" }
+
+    func optionalText(_ column: Int32) -> String? {
+        guard let bytes = sqlite3_column_text(statement, column) else { return nil }
+        return String(cString: bytes)
+    }
+}

@@ -1,1 +1,0 @@
-// The SQLite call log's tests go here.
