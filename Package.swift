@@ -53,6 +53,8 @@ let package = Package(
         .library(name: "SluiceRecord", targets: ["SluiceRecord"]),
         // For the fuzz package: the SCTP packet check and the DCEP parser read peers' bytes.
         .library(name: "SluiceDataChannel", targets: ["SluiceDataChannel"]),
+        // For the fuzz package: the call settings of the JSON-RPC target's server.
+        .library(name: "SluiceCalls", targets: ["SluiceCalls"]),
     ],
     targets: cLibraries + [
         .target(name: "SluiceWire", swiftSettings: packetPath),

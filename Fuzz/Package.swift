@@ -21,7 +21,7 @@ let package = Package(
         fuzzTarget("FuzzRFC4571", ["SluiceTransport"]),
         fuzzTarget("FuzzRTP", ["SluiceRTP", "SluiceWire"]),
         fuzzTarget("FuzzRTCP", ["SluiceRTP", "SluiceWire"]),
-        fuzzTarget("FuzzJSONRPC", ["SluiceJSON", "SluiceJSONParser", "SluiceSignaling", "SluiceControl", "SluiceVocabulary"]),
+        fuzzTarget("FuzzJSONRPC", ["SluiceJSON", "SluiceJSONParser", "SluiceSignaling", "SluiceControl", "SluiceVocabulary", "SluiceCalls"]),
         fuzzTarget("FuzzWebSocketFrame", ["SluiceClient"]),
         fuzzTarget("FuzzHTTP", ["SluiceJSON", "SluiceJSONParser", "SluiceSignaling", "SluiceServer", "SluiceRecord"]),
         fuzzTarget("FuzzJWT", ["SluiceSignaling"]),

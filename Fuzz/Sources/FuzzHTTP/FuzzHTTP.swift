@@ -42,6 +42,8 @@ let server: Server = {
     config.logLevel = "error"
     config.webRoot = webRoot
     config.recording = RecordingSettings(folder: recordingFolder)
+    // A real call log file, so `/api/v1/calls` queries walk SQLite's indexes.
+    config.callDatabase = NSTemporaryDirectory() + "sluice-fuzz-http-calls.db"
     do {
         return try Server(config: config)
     } catch {
@@ -61,7 +63,7 @@ let staticFiles = StaticFiles(root: webRoot)
 let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD", "BREW"]
 let prefixes = ["/api/v1/streams/", "/api/v1/sessions/", "/whip/", "/whep/", "/metrics", "/health",
                 "/api/v1/openapi.json", "/", "/sdk/", "/whip/cam/", "/api/v1/streams/cam/", "/ws",
-                "/api/v1/recordings", "/api/v1/recordings/app/cam/", "/api/v1/streams/cam/record"]
+                "/api/v1/recordings", "/api/v1/recordings/app/cam/", "/api/v1/streams/cam/record", "/api/v1/calls"]
 let contentTypes = ["application/json", "application/sdp", "application/trickle-ice-sdpfrag", "text/plain; charset=x"]
 
 @_cdecl("LLVMFuzzerTestOneInput")

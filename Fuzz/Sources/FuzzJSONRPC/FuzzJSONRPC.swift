@@ -1,3 +1,4 @@
+import SluiceCalls
 import SluiceControl
 import SluiceJSON
 import SluiceJSONParser
@@ -51,21 +52,41 @@ final class FuzzMedia: MediaControl {
 }
 
 final class NullOutput: SessionOutput {
+    /// The last `callId` the server named (a `call`'s result, an `incomingCall`), for "$CALL".
+    var lastCallID: String?
+
     func send(text: String) {
         // Everything the server sends must itself be valid JSON.
-        if (try? JSONValue.parse(text)) == nil { fatalError("server sent invalid JSON: \(text)") }
+        guard let value = try? JSONValue.parse(text) else { fatalError("server sent invalid JSON: \(text)") }
+        if let id = value["result"]?["callId"]?.stringValue ?? value["params"]?["callId"]?.stringValue { lastCallID = id }
     }
     func close(code: UInt16, reason: String) {}
 }
 
 let media = FuzzMedia()
-var config = SignalingConfig(apps: [.init(key: "demo")])
+var config: SignalingConfig = {
+    var app = SignalingConfig.App(key: "demo")
+    // Sessions name their users, so the call methods get past the identity check.
+    app.trustClientUser = true
+    var config = SignalingConfig(apps: [app])
+    // A closed caller's calls end at once, not after a reconnect wait no tick would end.
+    config.calls = CallSettings(ringTimeoutSeconds: 60, reconnectSeconds: 0, perMinute: 100_000)
+    return config
+}()
 let manager: SessionManager = {
     config.maxMessageBytes = 65_536
     config.requestsPerSecond = 0
     return SessionManager(config: config, media: media, log: Log(level: .error))
 }()
 let output = NullOutput()
+/// Bob stays online for every input, so a call rings and the input's call methods meet a
+/// live call: the input's "$CALL" is replaced by the id of the call alice just made to him.
+let bobOutput = NullOutput()
+let bob: RPCSession = {
+    let session = manager.open(output: bobOutput)
+    manager.receive(#"{"jsonrpc":"2.0","id":1,"method":"connect","params":{"appKey":"demo","user":"bob"}}"#, from: session)
+    return session
+}()
 
 /// One message to a fresh session and one to a connected session; then, when the input is
 /// JSON, parse -> serialize -> parse must give the same value.
@@ -78,9 +99,13 @@ public func fuzzJSONRPC(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     manager.closed(fresh)
 
     let connected = manager.open(output: output)
-    manager.receive(#"{"jsonrpc":"2.0","id":1,"method":"connect","params":{"appKey":"demo"}}"#, from: connected)
-    manager.receive(bytes, from: connected)
+    manager.receive(#"{"jsonrpc":"2.0","id":1,"method":"connect","params":{"appKey":"demo","user":"alice"}}"#, from: connected)
+    manager.receive(#"{"jsonrpc":"2.0","id":2,"method":"call","params":{"to":"bob"}}"#, from: connected)
+    withCallID(bytes, output.lastCallID).withUnsafeBytes { manager.receive($0, from: connected) }
+    // Bob answers too, in the input's words, so callee-only methods run with a live call.
+    withCallID(bytes, output.lastCallID).withUnsafeBytes { manager.receive($0, from: bob) }
     manager.closed(connected)
+    manager.callTick()
 
     if let value = try? JSONValue.parse(bytes) {
         let text = value.serialized()
@@ -89,4 +114,24 @@ public func fuzzJSONRPC(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         guard again.serialized() == text else { fatalError("serialization is not stable: \(text)") }
     }
     return 0
+}
+
+/// The input with every "$CALL" replaced by `callID` (unchanged without one, or without a call).
+func withCallID(_ bytes: UnsafeRawBufferPointer, _ callID: String?) -> [UInt8] {
+    let input = Array(bytes)
+    guard let callID, input.count >= 5 else { return input }
+    let marker = Array("$CALL".utf8), id = Array(callID.utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(input.count)
+    var i = 0
+    while i < input.count {
+        if i + marker.count <= input.count && input[i..<(i + marker.count)].elementsEqual(marker) {
+            out += id
+            i += marker.count
+        } else {
+            out.append(input[i])
+            i += 1
+        }
+    }
+    return out
 }
