@@ -84,6 +84,12 @@ async def _media_hold_mute_hangup(server, figures):
         for media in (alice_media, bob_media):
             grew = await _silent(lambda m=media: len(m.player.frames) + m.player.audio_frames)
             assert grew == 0, f"{grew} frames were decoded while the call was on hold"
+        # The hold is the server's mute of both kinds, and each player is told so.
+        for client, media in ((alice, alice_media), (bob, bob_media)):
+            for kind in ("videoMuted", "audioMuted"):
+                await client.wait_notification(
+                    lambda n, k=kind, h=media.play_handle: n.method == "streamEvent" and n.params.get("handle") == h
+                    and n.params.get("type") == k and n.params.get("by") == "server", 5, f"{kind} by the server")
         with pytest.raises(RpcError) as twice:
             await alice.call("hold", {"callId": call_id})
         assert twice.value.code == 1015
@@ -101,10 +107,10 @@ async def _media_hold_mute_hangup(server, figures):
 
         # bob mutes his video: alice's player is told, by the publisher.
         await bob.call("mute", {"handle": bob_media.publish_handle, "kind": "video"})
-        muted = await alice.wait_notification(
+        await alice.wait_notification(
             lambda n: n.method == "streamEvent" and n.params.get("handle") == alice_media.play_handle
-            and n.params.get("type") == "videoMuted", 10, "videoMuted on alice's player")
-        assert muted.params.get("by") == "publisher", muted.params
+            and n.params.get("type") == "videoMuted" and n.params.get("by") == "publisher", 10,
+            "videoMuted by the publisher on alice's player")
         await bob.call("unmute", {"handle": bob_media.publish_handle, "kind": "video"})
 
         # alice hangs up: ENDED completed, by alice, to both; the log has the duration.
@@ -437,6 +443,8 @@ async def _restart(server, figures):
     server.process.stopped_by_test = True
     database = server.config_path.parent / "calls.db"
     assert database.is_file() and database.stat().st_size > 0, f"{database} is missing"
+    # A clean stop folds the write-ahead log into the file.
+    assert not database.with_name("calls.db-wal").exists(), "the WAL was left after a clean stop"
     log = open(server.log_path, "ab")
     second = subprocess.Popen([str(BINARY), "--config", str(server.config_path)], stdout=log,
                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -458,7 +466,8 @@ async def _restart(server, figures):
         page = await alice.call("callLog", {"limit": 5})
         assert [c["callId"] for c in page["calls"]][:1] == [call_id], page
         await alice.close()
-        figures({"fileBytes": database.stat().st_size})
+        wal = database.with_name(database.name + "-wal")
+        figures({"fileBytes": database.stat().st_size + (wal.stat().st_size if wal.exists() else 0)})
     finally:
         second.send_signal(signal.SIGTERM)
         try:

@@ -38,7 +38,7 @@ if (( ${#selection[@]} == 0 )); then
     # test_hooks and test_whip_publish also select their https variants in test_tls.py;
     # test_recording_admin runs the recorder thread and libavformat (its other recording
     # tests compare a file's duration with the wall clock, which valgrind's pace stretches).
-    selection=(-k "test_bad_input or test_name_in_use or test_unpublished_on_stop or test_hooks or test_admin or test_whip_errors or test_whip_publish or test_whep or test_sighup or test_each_bad_token or test_whip_and_whep_take_tokens or test_recording_admin or test_garbage_and_init_flood_inside_dtls or test_message_over_the_limit or test_precall_http_errors")
+    selection=(-k "test_bad_input or test_name_in_use or test_unpublished_on_stop or test_hooks or test_admin or test_whip_errors or test_whip_publish or test_whep or test_sighup or test_each_bad_token or test_whip_and_whep_take_tokens or test_recording_admin or test_garbage_and_init_flood_inside_dtls or test_message_over_the_limit or test_precall_http_errors or test_bad_call_input or test_every_end_before_an_answer")
 fi
 SLUICE_BINARY="$wrapper" SLUICE_ARTIFACTS="$out" scripts/interop.sh "${selection[@]}"
 rc=$?

@@ -97,6 +97,8 @@ final class CallLogWriter: @unchecked Sendable {
             condition.lock()
             while pending.isEmpty && !stopping { condition.wait() }
             if pending.isEmpty {
+                upsertCall.finalize()
+                insertParty.finalize()
                 running = false
                 condition.broadcast()
                 condition.unlock()

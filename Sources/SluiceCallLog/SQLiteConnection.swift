@@ -65,7 +65,7 @@ final class SQLiteConnection {
 /// A prepared statement: bind, step, read columns, reset. Reused for every write and query of
 /// its shape, so SQL is parsed once.
 final class SQLiteStatement {
-    private let statement: OpaquePointer
+    private var statement: OpaquePointer?
     private unowned let connection: SQLiteConnection
     /// SQLITE_TRANSIENT: SQLite copies bound text before `bind` returns.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -75,7 +75,14 @@ final class SQLiteStatement {
         self.connection = connection
     }
 
-    deinit { sqlite3_finalize(statement) }
+    deinit { finalize() }
+
+    /// Frees the statement now: a connection closes (and checkpoints its WAL into the file)
+    /// only once none of its statements is left.
+    func finalize() {
+        sqlite3_finalize(statement)
+        statement = nil
+    }
 
     /// Clears the last run's bindings and cursor.
     func reset() {
