@@ -106,6 +106,9 @@ public enum SluiceNotification: Sendable, Hashable {
     case session(SessionStatusUpdate)
     case streamStatus(StreamStatusUpdate)
     case streamEvent(StreamEvent)
+    /// A call rings on this session.
+    case incomingCall(IncomingCall)
+    case callStatus(CallStatusUpdate)
     /// A notification this client does not model, or one whose params it could not read.
     case other(method: String, params: JSONValue?)
     /// The connection ended; the stream finishes after this.
@@ -134,6 +137,19 @@ public enum SluiceNotification: Sendable, Hashable {
                 let stream = p["stream"]?.stringValue ?? ""
                 self = .streamEvent(StreamEvent(handle: handle, stream: stream, type: StreamEventType(rawValue: type),
                                                 by: p["by"]?.stringValue, data: p["data"]))
+                return
+            }
+        case "incomingCall":
+            if let callId = p["callId"]?.stringValue, let from = p["from"]?.stringValue {
+                self = .incomingCall(IncomingCall(callId: callId, from: from, video: p["video"]?.boolValue ?? true,
+                                                  audio: p["audio"]?.boolValue ?? true, custom: p["custom"]))
+                return
+            }
+        case "callStatus":
+            if let callId = p["callId"]?.stringValue, let status = p["status"]?.stringValue {
+                self = .callStatus(CallStatusUpdate(callId: callId, status: CallStatus(rawValue: status),
+                                                    endResult: p["endResult"]?.stringValue.map(CallEndResult.init(rawValue:)),
+                                                    by: p["by"]?.stringValue, streams: CallStreams(p)))
                 return
             }
         default:

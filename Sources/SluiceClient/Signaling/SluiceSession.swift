@@ -95,12 +95,14 @@ public final class SluiceSession: @unchecked Sendable {
 
     // MARK: Methods (docs/protocol.md "Methods")
 
-    /// `appKey` may be nil when `token` is given: the token names its app.
-    public func connect(appKey: String?, token: String? = nil, custom: JSONValue? = nil,
+    /// `appKey` may be nil when `token` is given: the token names its app. `user` names the
+    /// session's user for calls, in an app with `trustClientUser` (else the token's `sub` does).
+    public func connect(appKey: String?, token: String? = nil, user: String? = nil, custom: JSONValue? = nil,
                         clientVersion: String? = nil) async throws -> ConnectResult {
         var params = JSONObject()
         if let appKey { params["appKey"] = .string(appKey) }
         if let token { params["token"] = .string(token) }
+        if let user { params["user"] = .string(user) }
         if let custom { params["custom"] = custom }
         if let clientVersion { params["clientVersion"] = .string(clientVersion) }
         let result = try await call("connect", params: .object(params))
