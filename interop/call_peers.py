@@ -16,10 +16,10 @@ from sluice_client import SluiceClient
 APP = "callApp"
 
 
-async def user_session(server, name: str) -> SluiceClient:
-    """A session of `name` in the app that trusts `connect`'s user."""
+async def user_session(server, name: str, app: str = APP) -> SluiceClient:
+    """A session of `name` in an app that trusts `connect`'s user."""
     client = await SluiceClient.open(server.ws_url)
-    result = await client.connect(APP, user=name)
+    result = await client.connect(app, user=name)
     assert result.get("identity") == name, f"connect as {name}: {result}"
     return client
 
