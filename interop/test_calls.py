@@ -477,3 +477,30 @@ async def _restart(server, figures):
             code = second.wait()
         log.close()
     assert code == 0, f"the restarted server exited {code}: {log_tail(server.log_path)}"
+
+
+def test_a_dead_transport_ends_the_call_as_connection_lost(server, figures):
+    asyncio.run(_dead_transport(server, figures))
+
+
+async def _dead_transport(server, figures):
+    """bob's socket stays, but his PeerConnections go: the call cannot go on."""
+    alice = bob = alice_media = bob_media = None
+    try:
+        alice = await user_session(server, "alice")
+        bob = await user_session(server, "bob")
+        call_id, alice_media, bob_media = await _connected(alice, bob)
+        await wait_call_status(alice, call_id, "CONNECTED", 15)
+        closed_at = time.monotonic()
+        await bob_media.close()
+        bob_media = None
+        ended = await wait_call_status(alice, call_id, "ENDED", 30)
+        lost_ms = (time.monotonic() - closed_at) * 1000
+        assert ended.params.get("endResult") == "connectionLost", ended.params
+        await wait_call_status(bob, call_id, "ENDED", 5)
+        figures({"transportCloseToEndedMs": round(lost_ms)})
+    finally:
+        for media in (alice_media, bob_media):
+            if media is not None:
+                await media.close()
+        await close_clients(alice, bob)
