@@ -92,6 +92,14 @@ def record_of(server, call_id: str, user: Optional[str] = None) -> dict:
     return found[0]
 
 
+async def close_call(media, clients) -> None:
+    """Closes the peers of `media` (None entries skipped), then the sessions: a test's finally."""
+    for side in media:
+        if side is not None:
+            await side.close()
+    await close_clients(*clients)
+
+
 async def close_clients(*clients) -> None:
     for client in clients:
         if client is not None:
@@ -102,4 +110,4 @@ async def close_clients(*clients) -> None:
 
 
 __all__ = ["APP", "user_session", "wait_call_status", "wait_incoming", "CallMedia", "join_media",
-           "kill_socket", "admin_calls", "record_of", "close_clients", "close_all"]
+           "kill_socket", "admin_calls", "record_of", "close_call", "close_clients", "close_all"]

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from call_peers import (APP, admin_calls, close_clients, join_media, kill_socket, record_of, user_session,
+from call_peers import (APP, admin_calls, close_call, close_clients, join_media, kill_socket, record_of, user_session,
                         wait_call_status, wait_incoming)
 from conftest import BINARY, log_tail
 from sluice_client import RpcError
@@ -132,10 +132,7 @@ async def _media_hold_mute_hangup(server, figures):
         assert record["durationMs"] >= (hung_up_at - answered_at) * 1000 - 1000, (record, hung_up_at - answered_at)
         figures({"durationMs": record["durationMs"], "frames": [len(m.player.frames) for m in (alice_media, bob_media)]})
     finally:
-        for media in (alice_media, bob_media):
-            if media is not None:
-                await media.close()
-        await close_clients(alice, bob)
+        await close_call([alice_media, bob_media], [alice, bob])
 
 
 def test_call_setup_time_over_twenty_calls(server, figures):
@@ -297,10 +294,7 @@ async def _dead_socket(server, figures):
         record = record_of(server, call_id)
         assert record["endResult"] == "connectionLost" and record["endedBy"] is None, record
     finally:
-        for media in (alice_media, bob_media):
-            if media is not None:
-                await media.close()
-        await close_clients(alice, bob)
+        await close_call([alice_media, bob_media], [alice, bob])
 
 
 def test_a_device_that_reconnects_in_time_keeps_the_call(server, figures):
@@ -336,10 +330,7 @@ async def _reconnect(server, figures):
         assert ended.params.get("endResult") == "completed" and ended.params.get("by") == "bob", ended.params
         figures({"framesAfterReconnect": len(alice_media.player.frames) - n})
     finally:
-        for media in (alice_media, bob_media, resumed):
-            if media is not None:
-                await media.close()
-        await close_clients(alice, bob, again)
+        await close_call([alice_media, bob_media, resumed], [alice, bob, again])
 
 
 def test_bad_call_input_gets_clear_errors_and_hurts_no_other_call(server, figures):
@@ -500,7 +491,4 @@ async def _dead_transport(server, figures):
         await wait_call_status(bob, call_id, "ENDED", 5)
         figures({"transportCloseToEndedMs": round(lost_ms)})
     finally:
-        for media in (alice_media, bob_media):
-            if media is not None:
-                await media.close()
-        await close_clients(alice, bob)
+        await close_call([alice_media, bob_media], [alice, bob])

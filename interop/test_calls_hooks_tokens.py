@@ -7,7 +7,7 @@ import hmac
 
 import pytest
 
-from call_peers import close_clients, join_media, user_session, wait_call_status, wait_incoming
+from call_peers import close_call, close_clients, join_media, user_session, wait_call_status, wait_incoming
 from sluice_client import RpcError, SluiceClient
 from test_hooks import SECRET as HOOK_SECRET, receiver  # noqa: F401 (receiver is a fixture)
 from tokens import claims, mint
@@ -88,10 +88,7 @@ async def _token_calls(server, figures):
         assert bad_limit.value.code == -32602
         figures({"framesBothWays": [len(alice_media.player.frames), len(bob_media.player.frames)]})
     finally:
-        for media in (alice_media, bob_media):
-            if media is not None:
-                await media.close()
-        await close_clients(alice, bob, carol, dave, nobody)
+        await close_call([alice_media, bob_media], [alice, bob, carol, dave, nobody])
 
 
 def test_call_hooks_signed_with_every_status(server, receiver, figures):  # noqa: F811 (the fixture)
@@ -144,7 +141,4 @@ async def _hooks(server, receiver, figures):  # noqa: F811
         assert started[0].order < ended.order, "callEnded came before callStarted"
         figures({"callHooks": len(calls), "statuses": statuses})
     finally:
-        for media in (alice_media, bob_media):
-            if media is not None:
-                await media.close()
-        await close_clients(alice, bob)
+        await close_call([alice_media, bob_media], [alice, bob])
