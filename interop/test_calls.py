@@ -3,10 +3,13 @@ both ways, hold, mute, hang up, every end result, two devices, a dead socket, a 
 bad input, and the call log in its SQLite file across a restart."""
 
 import asyncio
+import os
 import signal
 import statistics
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -492,3 +495,47 @@ async def _dead_transport(server, figures):
         figures({"transportCloseToEndedMs": round(lost_ms)})
     finally:
         await close_call([alice_media, bob_media], [alice, bob])
+
+
+def test_a_frozen_device_ends_the_call_as_connection_lost(server, figures):
+    asyncio.run(_frozen_device(server, figures))
+
+
+async def _frozen_device(server, figures):
+    """bob's device freezes (SIGSTOP): its socket stays open and says nothing, its media stops.
+    The call stream's publisher fails after calls.mediaTimeoutSeconds, and the call ends."""
+    alice = alice_media = None
+    device = subprocess.Popen([sys.executable, str(Path(__file__).with_name("call_device.py")),
+                               server.ws_url, APP, "bob", "alice"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=Path(__file__).parent)
+    loop = asyncio.get_running_loop()
+
+    async def line(expected: str) -> None:
+        while True:
+            text = await asyncio.wait_for(loop.run_in_executor(None, device.stdout.readline), 30)
+            assert text, f"the device process ended before {expected} (exit {device.poll()})"
+            if text.strip() == expected:
+                return
+
+    try:
+        await line("CONNECTED")
+        alice = await user_session(server, "alice")
+        made = await alice.call("call", {"to": "bob"})
+        call_id = made["callId"]
+        connecting = await wait_call_status(alice, call_id, "CONNECTING", 15)
+        alice_media = await join_media(alice, connecting.params)
+        await wait_call_status(alice, call_id, "CONNECTED", 15)
+        await line("DECODING")
+        await alice_media.player.wait_frames(10, 15)
+        frozen_at = time.monotonic()
+        os.kill(device.pid, signal.SIGSTOP)
+        ended = await wait_call_status(alice, call_id, "ENDED", 15)
+        lost_ms = (time.monotonic() - frozen_at) * 1000
+        assert ended.params.get("endResult") == "connectionLost", ended.params
+        record = record_of(server, call_id)
+        assert record["endResult"] == "connectionLost" and record["endedBy"] is None, record
+        figures({"freezeToEndedMs": round(lost_ms), "mediaTimeoutSeconds": 2})
+    finally:
+        device.kill()
+        device.wait()
+        await close_call([alice_media], [alice])

@@ -64,7 +64,8 @@ package final class WorkerStreams {
         guard let transport = makeTransport(parameters) else { return }
         let producer = Producer(parameters: parameters, transport: transport, statsBoard: statsBoard)
         producer.capWatch = PublishCapWatch(caps: caps)
-        producer.rtpActivity = RTPActivityWatch(timeoutMicros: rtpTimeoutMicros)
+        producer.rtpActivity = RTPActivityWatch(timeoutMicros: caps.rtpTimeoutSeconds.map { UInt64(max(0, $0)) * 1_000_000 }
+                                                ?? rtpTimeoutMicros)
         producer.report = report
         producer.setBitrateCap(constraints.video?.bitrateKbps ?? constraints.video?.maxBitrateKbps)
         transport.delegate = producer

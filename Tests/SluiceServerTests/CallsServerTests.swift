@@ -134,12 +134,15 @@ import Testing
         #expect(defaults.callDatabase == "calls.db")
         #expect(defaults.callDatabasePath(configPath: "/etc/sluice/sluice.json") == "/etc/sluice/calls.db")
         let set = try parseConfig("""
-            {"calls": {"ringTimeoutSeconds": 30, "reconnectSeconds": 0, "perMinute": 5, "database": "/var/lib/sluice/c.db"},
+            {"calls": {"ringTimeoutSeconds": 30, "reconnectSeconds": 0, "perMinute": 5, "mediaTimeoutSeconds": 4,
+                       "database": "/var/lib/sluice/c.db"},
              "apps": [{"key": "a", "trustClientUser": true, "calls": {"callWaiting": true}}]}
             """)
         #expect(set.calls.ringTimeoutSeconds == 30)
         #expect(set.calls.reconnectSeconds == 0)
         #expect(set.calls.perMinute == 5)
+        #expect(set.calls.mediaTimeoutSeconds == 4)
+        #expect(defaults.calls.mediaTimeoutSeconds == 2)
         #expect(set.callDatabasePath(configPath: "/etc/sluice.json") == "/var/lib/sluice/c.db")
         #expect(set.apps[0].trustClientUser)
         #expect(set.apps[0].calls.callWaiting)

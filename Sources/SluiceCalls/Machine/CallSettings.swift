@@ -6,6 +6,9 @@ public struct CallSettings: Sendable, Equatable {
     public var reconnectSeconds: Int = 2
     /// `calls.perMinute`: calls one session may make in a minute.
     public var perMinute: Int = 30
+    /// `calls.mediaTimeoutSeconds`: a call stream's publisher that sends no media for this
+    /// long fails, and its call ends `connectionLost` (0: `rtc.rtpTimeoutSeconds` applies).
+    public var mediaTimeoutSeconds: Int = 2
     /// How long an ended call is still known (1015 "the call has ended" rather than 1014).
     public var endedCallMemorySeconds: Int = 60
 

@@ -5,12 +5,15 @@ extension ServerConfig {
     /// `calls`: `{"ringTimeoutSeconds": 60, "reconnectSeconds": 2, "perMinute": 30,
     /// "database": "calls.db"}`, all optional (docs/protocol.md section 6, "Calls").
     static func readCalls(_ top: ConfigReader, into config: inout ServerConfig) throws(ConfigError) {
-        let section = try top.child("calls", known: ["ringTimeoutSeconds", "reconnectSeconds", "perMinute", "database"])
+        let section = try top.child("calls", known: ["ringTimeoutSeconds", "reconnectSeconds", "perMinute", "mediaTimeoutSeconds",
+                                                          "database"])
         let defaults = CallSettings()
         config.calls = CallSettings(
             ringTimeoutSeconds: try section.int("ringTimeoutSeconds", default: defaults.ringTimeoutSeconds, range: 1...3600),
             reconnectSeconds: try section.int("reconnectSeconds", default: defaults.reconnectSeconds, range: 0...600),
             perMinute: try section.int("perMinute", default: defaults.perMinute, range: 1...100_000))
+        config.calls.mediaTimeoutSeconds = try section.int("mediaTimeoutSeconds", default: defaults.mediaTimeoutSeconds,
+                                                           range: 0...3600)
         config.callDatabase = try section.string("database", default: "calls.db")
     }
 

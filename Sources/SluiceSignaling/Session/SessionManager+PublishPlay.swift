@@ -44,7 +44,8 @@ extension SessionManager {
         let asked = try params.optionalBool("record", default: false)
         let custom = try params.optionalObject("custom")
         // A call's stream: its device alone, and the call is its grant (not the token's lists).
-        if try !checkCallStream(stream, publish: true, sessionID: sessionID) {
+        let isCallStream = try checkCallStream(stream, publish: true, sessionID: sessionID)
+        if !isCallStream {
             try requireGrant(.publish, stream: stream, record: asked, session: session)
         } else if asked && !session.grants.record {
             throw .notGranted("recording of '\(stream)'")
@@ -61,6 +62,11 @@ extension SessionManager {
                                                        maxFps: limits.maxFps,
                                                        stopWhenExceeded: stopsWhenExceeded(session)),
                                      startBitrateKbps: startBitrate(of: session).kbps(declared: constraints, limits: limits))
+        // A device that goes silent (a frozen phone, a lost network, its socket not yet closed)
+        // fails its call stream within seconds, and that ends the call `connectionLost`.
+        if isCallStream && config.calls.mediaTimeoutSeconds > 0 {
+            request.caps.rtpTimeoutSeconds = config.calls.mediaTimeoutSeconds
+        }
         request.record = record
         request.appKey = session.appKey ?? ""
         request.dataChannels = dataChannels(of: session)
