@@ -233,7 +233,8 @@ def test_static_files_over_http(server):
     assert b"<title>Sluice demo</title>" in body
 
     for path, kind in [("/sdk/sluice.js", "text/javascript"), ("/sdk/sluice.mjs", "text/javascript"),
-                       ("/demo.css", "text/css"), ("/demo.js", "text/javascript")]:
+                       ("/demo.css", "text/css"), ("/demo.js", "text/javascript"),
+                       ("/calls.js", "text/javascript")]:
         status, headers, body = _raw_get(port, path)
         assert status == 200 and headers["content-type"].startswith(kind), (path, status, headers)
         assert int(headers["content-length"]) == len(body) > 0

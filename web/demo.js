@@ -1,5 +1,5 @@
 // The Sluice demo page: one session, one publish and one play handle, and the pre-call network
-// test, driven by sdk/sluice.js. window.demo exposes its state (session, streams, the last precall
+// test, driven by sdk/sluice.js (the Calls tab is calls.js). window.demo exposes its state (session, streams, the last precall
 // run, log entries, last stats) for tests and the console.
 (() => {
   'use strict';
@@ -7,6 +7,8 @@
   const $ = (id) => document.getElementById(id);
   const demo = window.demo = {session: null, publisher: null, player: null, camera: null, precall: null,
                                    log: [], stats: {}};
+  // The Calls tab (calls.js) writes to the same log.
+  demo.write = (kind, text, data) => log(kind, text, data);
   const MAX_LOG = 500;
 
   // MARK: log
@@ -86,7 +88,7 @@
     $('precall-button').textContent = testing ? 'Cancel test' : 'Test my network';
     $('precall-button').classList.toggle('stop', testing);
     $('precall-handle').textContent = demo.precall && demo.precall.handle ? demo.precall.handle : '';
-    for (const button of document.querySelectorAll('button.mute')) {
+    for (const button of document.querySelectorAll('#publishPanel button.mute, #playPanel button.mute')) {
       const stream = button.id.startsWith('pub') ? demo.publisher : demo.player;
       button.disabled = !stream;
       if (!stream) setMuteButton(button, false);
@@ -453,7 +455,20 @@
 
   // MARK: wiring
 
+  // The tabs show one group of panels; the log stays under both.
+  function showTab(name) {
+    for (const tab of document.querySelectorAll('.tabs .tab')) {
+      const on = tab.dataset.tab === name;
+      tab.classList.toggle('on', on);
+      tab.setAttribute('aria-selected', String(on));
+    }
+    for (const panel of document.querySelectorAll('.panel[data-tab]')) panel.hidden = panel.dataset.tab !== name;
+  }
+
   function init() {
+    for (const tab of document.querySelectorAll('.tabs .tab')) {
+      tab.addEventListener('click', () => showTab(tab.dataset.tab));
+    }
     $('url').value = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host || '127.0.0.1:8080'}/ws`;
     $('connectForm').addEventListener('submit', (event) => {
       event.preventDefault();
@@ -471,7 +486,7 @@
       if (precallRunning()) demo.precall.controller.abort();
       else if (demo.session) runPrecall();
     });
-    for (const button of document.querySelectorAll('button.mute')) {
+    for (const button of document.querySelectorAll('#publishPanel button.mute, #playPanel button.mute')) {
       button.addEventListener('click', () => toggleMute(button));
     }
     for (const id of ['playQuality', 'playWidth', 'playHeight', 'playBitrate']) {

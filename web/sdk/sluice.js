@@ -13,7 +13,8 @@
  * API
  *   Sluice.connect(url?, options) -> Promise<Session>
  *     url: 'ws://host:8080/ws'; omitted or null: the page's own host, path /ws (wss on https)
- *     options: {appKey (or token), token? (an access token: then appKey may be left out), custom?, clientVersion?,
+ *     options: {appKey (or token), token? (an access token: then appKey may be left out), user? (the session's
+ *               user, for an app with apps[].trustClientUser; calls need a user), custom?, clientVersion?,
  *               timeout? (ms per request, default 15000), iceServers? (override the server's),
  *               iceTransportPolicy? ('all', the default, or 'relay': only TURN relays)}
  *     Every RTCPeerConnection uses the `iceServers` of connect's result (the server's TURN
@@ -21,7 +22,7 @@
  *     Rejects with a SluiceError (e.g. code 1001 UNKNOWN_APP_KEY).
  *
  *   Session (an EventTarget)
- *     .sessionId .serverVersion .identity (the token's sub, or null) .iceServers .status ('CONNECTED', then 'ESTABLISHED', 'DISCONNECTED', 'CLOSED')
+ *     .sessionId .serverVersion .identity (the token's sub, the trusted user, or null) .iceServers .status ('CONNECTED', then 'ESTABLISHED', 'DISCONNECTED', 'CLOSED')
  *     .publish(name, mediaStream, {constraints?, simulcast?, record?, custom?, iceTransportPolicy?, dataChannels?}) -> Promise<Stream>
  *         sendonly transceivers for the stream's tracks (audio/video constraints `false` leave
  *         that kind out). simulcast: true sends three encodings, rid q/h/f at 1/4, 1/2 and
@@ -51,17 +52,31 @@
  *         {quality}}); rejects with the RPC error, on precallFailed (reason PRECALL_FAILED, .info),
  *         or when signal aborts (reason ABORTED; the test is stopped). Whatever the outcome the
  *         PeerConnection is closed and the media it made itself is stopped.
+ *     .call(to, {localStream, video = true, audio = true, custom?}) -> Promise<Call>
+ *         calls the user `to` of the same app (docs/protocol.md section 6, Calls); resolves with the
+ *         outgoing Call as soon as the server gave it an id (its status is null until RINGING, or
+ *         ENDED at once: noAnswer, busy). localStream is required: it is published once the call
+ *         is accepted (only its kinds that video/audio allow).
+ *     .callLog({limit?, cursor?, from?, to?}) -> Promise<{calls, nextCursor?}>   the user's own
+ *         calls, newest first (from/to in ms since the epoch; cursor: the nextCursor of the page before)
+ *     .onlineUsers() -> Promise<string[]>   the app's users with a session open, sorted
  *     .ping() -> Promise<{}>
  *     .disconnect() -> Promise<void>   the server then closes the socket
- *     .call(method, params) -> Promise<result>   any other request, raw
+ *     .request(method, params) -> Promise<result>   any other request, raw
+ *         (.call(method, params) without a localStream does the same, as before calls)
  *     .streams -> Map of handle to Stream
+ *     .calls -> Map of callId to Call, until each ends
  *     `handle` arguments take a handle string or a Stream.
  *     Events, as `session.on(type, fn)` (fn gets the notification params; returns an
  *     unsubscribe function) or `addEventListener(type, e => e.detail)`:
  *       'session'       {status, info?}
  *       'streamStatus'  {handle, stream, role, status, info?}
  *       'streamEvent'   {handle, stream, type, by?, data?}
- *       'close'         {code, reason}   the WebSocket closed
+ *       'incomingCall'  a Call (direction 'incoming', status 'RINGING'): accept, decline or let it ring
+ *       'callStatus'    {callId, status, by?, endResult?, reason?, publish?, play?}   raw, for every call,
+ *                       also one the session has no Call for (a call taken over after a reconnect)
+ *       'close'         {code, reason}   the WebSocket closed; the session's live calls end
+ *                       locally with endResult 'connectionLost'
  *
  *   Stream (an EventTarget): one publish or play handle
  *     .handle .name .role ('publish' | 'play') .status .info .peerConnection .mediaStream .dataChannels
@@ -74,10 +89,36 @@
  *     Events 'streamStatus' and 'streamEvent' for this handle only (same detail as above).
  *     A stream that ends (STOPPED, UNPUBLISHED without wait, FAILED) closes its RTCPeerConnection.
  *
+ *   Call (an EventTarget): one 1:1 call, either side
+ *     .id .from .to (users) .direction ('outgoing' | 'incoming') .video .audio .custom
+ *     .status (null, 'RINGING', 'CONNECTING', 'CONNECTED', 'ON_HOLD', 'ENDED') .ended
+ *     .endResult (with ENDED: completed, declined, canceled, timedOut, noAnswer, connectionLost,
+ *         otherDeviceAccepted (another device of the callee took it), busy, unknown)
+ *     .by (the user who acted on the latest status, or null) .reason (the server's text)
+ *     .localStream .remoteStream (the play's MediaStream, once the play is made)
+ *     .publisher .player   the call's two Streams (publish of this side's stream, play of the other's)
+ *     .publishName .playName   their names, ~call-<callId>-caller and ~call-<callId>-callee
+ *     .accept({localStream}) -> Promise<{callId, publish, play}>   incoming only; resolves once
+ *         the publish and the play are made
+ *     .decline() .hangup() .hold() .unhold() -> Promise<{}>   hangup of an ended call resolves at once
+ *     .muteVideo() .unmuteVideo() .muteAudio() .unmuteAudio() -> Promise<{}>   the publish's mute:
+ *         the other side gets 'muted' / 'unmuted' by 'publisher'
+ *     Media: on CONNECTING (or accept's result) the SDK publishes localStream to .publishName and
+ *     plays .playName with wait: true, through session.publish() and session.play(). On ENDED it
+ *     closes both (the server stops them too). It never stops localStream's tracks: the page owns them.
+ *     Events (`call.on(type, fn)` or addEventListener):
+ *       'status'        {status, endResult?, by?, reason?}   every callStatus
+ *       'remoteStream'  {stream}   the play's MediaStream, ready for a <video>
+ *       'muted' / 'unmuted'   {kind ('audio' | 'video'), type, by?}   the other side's stream:
+ *                       by 'publisher' (its mute) or 'server' (a hold)
+ *       'ended'         {endResult, by, reason}   after the last 'status'
+ *       'error'         a SluiceError: the publish or the play failed, and the SDK hung up
+ *
  *   SluiceError (an Error): .code, .message, .reason, .data
  *     Server errors carry the protocol's code and reason (1003 STREAM_NAME_IN_USE, -32602 ...).
  *     Client-side failures have code -1 and reason CONNECTION_CLOSED, TIMEOUT, CONNECT_FAILED,
- *     NEGOTIATION_FAILED, or for precall PRECALL_FAILED (with .info) and ABORTED.
+ *     NEGOTIATION_FAILED, for precall PRECALL_FAILED (with .info) and ABORTED, for calls
+ *     NO_MEDIA (no localStream, or a mute before the call's publish) and WRONG_DIRECTION.
  *
  * Example
  *   const session = await Sluice.connect(null, {appKey: 'defaultApp'});
@@ -87,6 +128,14 @@
  *   videoElement.srcObject = player.mediaStream;
  *   player.on('streamEvent', (e) => console.log(e.type, e.data));
  *   await session.update(player, {video: {quality: 'high'}});
+ *
+ * A call (an app with trustClientUser, or tokens with sub)
+ *   const alice = await Sluice.connect(null, {appKey: 'callApp', user: 'alice'});
+ *   const call = await alice.call('bob', {localStream: camera});
+ *   call.on('remoteStream', ({stream}) => { remoteVideo.srcObject = stream; });
+ *   call.on('ended', ({endResult}) => console.log('call over:', endResult));
+ *   // on bob's side
+ *   bob.on('incomingCall', (call) => call.accept({localStream: camera}));
  */
 (function (global) {
   'use strict';
@@ -242,6 +291,140 @@
     }
   }
 
+  // One 1:1 call (docs/protocol.md section 6, Calls). Its media is nothing special: a publish
+  // of this side's call stream and a `wait` play of the other's, made with the session's own
+  // publish() and play(), so handles, stats and events work as for any stream.
+  class Call extends Emitter {
+    constructor(session, fields) {
+      super();
+      this.session = session;
+      this.id = fields.id;
+      this.from = fields.from;
+      this.to = fields.to;
+      this.direction = fields.direction;
+      this.status = fields.status;
+      this.endResult = null;
+      this.by = null;
+      this.reason = null;
+      this.video = fields.video;
+      this.audio = fields.audio;
+      this.custom = fields.custom;
+      this.localStream = fields.localStream || null;
+      this.remoteStream = null;
+      this.publisher = null;
+      this.player = null;
+      this.publishName = null;
+      this.playName = null;
+      this._media = null;  // the promise of the publish and play, made once
+      this._offEvents = null;
+    }
+
+    get ended() { return this.status === 'ENDED'; }
+
+    async accept(options = {}) {
+      if (this.direction !== 'incoming') throw clientError('WRONG_DIRECTION', 'Only an incoming call is accepted');
+      if (options.localStream) this.localStream = options.localStream;
+      if (!this.localStream) throw clientError('NO_MEDIA', 'accept needs options.localStream');
+      const result = await this.session.request('accept', {callId: this.id});
+      // The CONNECTING that follows names the same streams; whichever comes first starts them.
+      await this._startMedia(result.publish, result.play);
+      return result;
+    }
+
+    decline() { return this.session.request('decline', {callId: this.id}); }
+    hold() { return this.session.request('hold', {callId: this.id}); }
+    unhold() { return this.session.request('unhold', {callId: this.id}); }
+
+    // Idempotent: a call that ended already has nothing to hang up.
+    hangup() {
+      if (this.ended) return Promise.resolve({});
+      return this.session.request('hangup', {callId: this.id});
+    }
+
+    muteVideo() { return this._mute('mute', 'video'); }
+    unmuteVideo() { return this._mute('unmute', 'video'); }
+    muteAudio() { return this._mute('mute', 'audio'); }
+    unmuteAudio() { return this._mute('unmute', 'audio'); }
+
+    async _mute(method, kind) {
+      if (this._media) await this._media;
+      if (!this.publisher) throw clientError('NO_MEDIA', 'The call has no media yet');
+      return method === 'mute' ? this.publisher.mute(kind) : this.publisher.unmute(kind);
+    }
+
+    // A callStatus for this call, or the session's end (a local ENDED connectionLost).
+    _status(params) {
+      if (this.ended) return;
+      this.status = params.status;
+      // Who acted on this status (the hold's user, the one who hung up), not an earlier one's.
+      this.by = params.by !== undefined ? params.by : null;
+      if (params.reason !== undefined) this.reason = params.reason;
+      if (params.status === 'ENDED') {
+        this.endResult = params.endResult || 'unknown';
+        this._end();
+      } else if (params.publish && params.play && !this._media) {
+        this._startMedia(params.publish, params.play).catch(() => { /* reported as 'error' */ });
+      }
+      const detail = {status: params.status};
+      for (const key of ['endResult', 'by', 'reason']) {
+        if (params[key] !== undefined) detail[key] = params[key];
+      }
+      this.emit('status', detail);
+      if (this.ended) this.emit('ended', {endResult: this.endResult, by: this.by, reason: this.reason});
+    }
+
+    _startMedia(publishName, playName) {
+      if (this._media) return this._media;
+      this.publishName = publishName;
+      this.playName = playName;
+      // The other side's mute comes as streamEvents of our play of its stream. Listened to on
+      // the session, by name, so an event that comes before play() resolves is not missed.
+      this._offEvents = this.session.on('streamEvent', (p) => {
+        if (p.stream !== this.playName) return;
+        const match = /^(audio|video)(Muted|Unmuted)$/.exec(p.type);
+        if (!match) return;
+        const detail = {kind: match[1], type: p.type};
+        if (p.by !== undefined) detail.by = p.by;
+        this.emit(match[2] === 'Muted' ? 'muted' : 'unmuted', detail);
+      });
+      const kinds = {audio: this.audio, video: this.video};
+      this._media = (async () => {
+        const [pub, play] = await Promise.allSettled([
+          this.session.publish(publishName, this.localStream, {constraints: kinds}),
+          this.session.play(playName, {wait: true, constraints: kinds}),
+        ]);
+        if (this.ended) {
+          // Ended while the requests were out: the server stops the handles it made; closing
+          // ours is all that is left (a stop of a handle it stopped would be a 1007).
+          for (const r of [pub, play]) if (r.status === 'fulfilled') r.value._close();
+          return;
+        }
+        if (pub.status === 'fulfilled') this.publisher = pub.value;
+        if (play.status === 'fulfilled') {
+          this.player = play.value;
+          this.remoteStream = play.value.mediaStream;
+          this.emit('remoteStream', {stream: this.remoteStream});
+        }
+        const failed = [pub, play].find((r) => r.status === 'rejected');
+        if (failed) {
+          // Without both halves the call cannot connect: say so and end it.
+          this.emit('error', failed.reason);
+          this.hangup().catch(() => {});
+          throw failed.reason;
+        }
+      })();
+      return this._media;
+    }
+
+    // The server stops the call's handles when it ends; closing our side is idempotent.
+    _end() {
+      if (this._offEvents) this._offEvents();
+      this._offEvents = null;
+      for (const stream of [this.publisher, this.player]) if (stream) stream._close();
+      this.session.calls.delete(this.id);
+    }
+  }
+
   class Session extends Emitter {
     constructor(ws, options) {
       super();
@@ -253,6 +436,7 @@
       this._pending = new Map();
       this.streams = new Map();
       this._precalls = new Map();  // handle -> {event(params), status(params), end(error)}
+      this.calls = new Map();  // callId -> Call, until it ends
       this.status = 'CONNECTING';
       this.sessionId = null;
       this.serverVersion = null;
@@ -261,7 +445,8 @@
       ws.onclose = (event) => this._closed(event.code, event.reason);
     }
 
-    call(method, params) {
+    // One JSON-RPC request: resolves with its result, rejects with a SluiceError.
+    request(method, params) {
       return new Promise((resolve, reject) => {
         if (this._ws.readyState !== WebSocket.OPEN) {
           reject(clientError('CONNECTION_CLOSED', 'The connection is closed'));
@@ -334,7 +519,7 @@
         let handle = null;
         let timer = null;
         let done = false;
-        const stopOnServer = (key) => { this.call('stop', {handle: key}).catch(() => {}); };
+        const stopOnServer = (key) => { this.request('stop', {handle: key}).catch(() => {}); };
         const finish = (error, report) => {
           if (done) return;
           done = true;
@@ -393,7 +578,7 @@
           }
           if (options.seconds !== undefined) params.seconds = options.seconds;
           if (done) return;
-          const result = await this.call('precall', params);
+          const result = await this.request('precall', params);
           if (done) {
             stopOnServer(result.handle);  // aborted (or closed) while the request was out
             return;
@@ -422,16 +607,52 @@
       });
     }
 
-    update(handle, constraints) { return this.call('update', {handle: handleOf(handle), constraints}); }
-    mute(handle, kind) { return this.call('mute', {handle: handleOf(handle), kind}); }
-    unmute(handle, kind) { return this.call('unmute', {handle: handleOf(handle), kind}); }
-    getStats(handle) { return this.call('getStats', {handle: handleOf(handle)}); }
-    ping() { return this.call('ping'); }
+    // A call needs this side's media, so a second argument with `localStream` is always a call;
+    // without one this is the raw request it was before calls (`call('getStats', {handle})`).
+    call(to, options) {
+      if (!options || options.localStream === undefined) return this.request(to, options);
+      return this._placeCall(to, options);
+    }
+
+    async _placeCall(to, options) {
+      if (!options.localStream) throw clientError('NO_MEDIA', 'A call needs options.localStream');
+      const video = options.video !== false;
+      const audio = options.audio !== false;
+      const params = {to, video, audio};
+      if (options.custom !== undefined) params.custom = options.custom;
+      const result = await this.request('call', params);
+      // Registered in the same microtask as the reply: the server sends the call's first
+      // callStatus after it, in a later message.
+      const call = new Call(this, {id: result.callId, from: this.identity, to, direction: 'outgoing',
+                                   status: null, video, audio, custom: options.custom || {},
+                                   localStream: options.localStream});
+      this.calls.set(call.id, call);
+      return call;
+    }
+
+    callLog(options = {}) {
+      const params = {};
+      for (const key of ['limit', 'cursor', 'from', 'to']) {
+        if (options[key] !== undefined && options[key] !== null) params[key] = options[key];
+      }
+      return this.request('callLog', params);
+    }
+
+    async onlineUsers() {
+      const result = await this.request('onlineUsers');
+      return Array.isArray(result.users) ? result.users : [];
+    }
+
+    update(handle, constraints) { return this.request('update', {handle: handleOf(handle), constraints}); }
+    mute(handle, kind) { return this.request('mute', {handle: handleOf(handle), kind}); }
+    unmute(handle, kind) { return this.request('unmute', {handle: handleOf(handle), kind}); }
+    getStats(handle) { return this.request('getStats', {handle: handleOf(handle)}); }
+    ping() { return this.request('ping'); }
 
     async stop(handle) {
       const key = handleOf(handle);
       try {
-        return await this.call('stop', {handle: key});
+        return await this.request('stop', {handle: key});
       } finally {
         const stream = this.streams.get(key);
         if (stream) stream._close();
@@ -440,7 +661,7 @@
 
     async disconnect() {
       if (this._ws.readyState === WebSocket.OPEN) {
-        try { await this.call('disconnect'); } catch (e) { /* closing anyway */ }
+        try { await this.request('disconnect'); } catch (e) { /* closing anyway */ }
       }
       this._closeStreams();
       if (this._ws.readyState === WebSocket.OPEN || this._ws.readyState === WebSocket.CONNECTING) {
@@ -467,7 +688,7 @@
       try {
         await pc.setLocalDescription(await pc.createOffer());
         params.sdp = stream.offerSdp = pc.localDescription.sdp;
-        result = await this.call(method, params);
+        result = await this.request(method, params);
       } catch (error) {
         pc.close();
         throw error instanceof SluiceError ? error : clientError('NEGOTIATION_FAILED', String(error && error.message || error));
@@ -527,6 +748,22 @@
           if (precall) precall.event(params);
           break;
         }
+        case 'incomingCall': {
+          const call = new Call(this, {id: params.callId, from: params.from, to: this.identity,
+                                       direction: 'incoming', status: 'RINGING', video: params.video !== false,
+                                       audio: params.audio !== false, custom: params.custom || {}});
+          this.calls.set(call.id, call);
+          this.emit('incomingCall', call);
+          break;
+        }
+        case 'callStatus': {
+          // Raw too: a session that takes a call over after a reconnect gets the status of a
+          // call it has no Call for.
+          this.emit('callStatus', params);
+          const call = this.calls.get(params.callId);
+          if (call) call._status(params);
+          break;
+        }
         default:
           if (message.method) this.emit(message.method, params);
       }
@@ -539,6 +776,12 @@
       }
       this._pending.clear();
       this._closeStreams();
+      // The server keeps a call for calls.reconnectSeconds for a new session of the same user;
+      // this session is gone either way, so its calls end here.
+      for (const call of [...this.calls.values()]) {
+        call._status({callId: call.id, status: 'ENDED', endResult: 'connectionLost', reason: 'The session closed'});
+      }
+      this.calls.clear();
       if (this.status !== 'DISCONNECTED') this.status = 'CLOSED';
       this.emit('close', {code, reason});
     }
@@ -657,12 +900,13 @@
         const params = {clientVersion: options.clientVersion || `sluice.js/${VERSION}`};
         if (options.appKey) params.appKey = options.appKey;
         if (options.token !== undefined) params.token = options.token;
+        if (options.user !== undefined) params.user = options.user;
         if (options.custom !== undefined) params.custom = options.custom;
         try {
-          const result = await session.call('connect', params);
+          const result = await session.request('connect', params);
           session.sessionId = result.sessionId;
           session.serverVersion = result.serverVersion;
-          session.identity = result.identity || null;  // the token's sub
+          session.identity = result.identity || null;  // the token's sub, or the trusted user
           session.iceServers = Array.isArray(result.iceServers) ? result.iceServers : [];
           session.status = 'CONNECTED';
           resolve(session);
@@ -674,6 +918,6 @@
     });
   }
 
-  const Sluice = {connect, SluiceError, Session, Stream, version: VERSION};
+  const Sluice = {connect, SluiceError, Session, Stream, Call, version: VERSION};
   global.Sluice = Sluice;
 })(typeof globalThis !== 'undefined' ? globalThis : window);

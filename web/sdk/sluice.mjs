@@ -4,4 +4,4 @@ import './sluice.js';
 
 const Sluice = globalThis.Sluice;
 export default Sluice;
-export const {connect, SluiceError, Session, Stream, version} = Sluice;
+export const {connect, SluiceError, Session, Stream, Call, version} = Sluice;
