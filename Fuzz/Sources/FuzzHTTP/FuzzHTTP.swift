@@ -100,7 +100,9 @@ public func fuzzHTTP(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
        staticFiles.response(for: request).status == 200 {
         fatalError("a static file outside the web root or hidden: \(path)")
     }
-    if path.hasPrefix(AdminAPI.recordingsPath + "/"), response.status == 200 || response.status == 206 {
+    // "/api/v1/recordings/" is the listing, as "/api/v1/recordings" is; anything below it a download.
+    if path.hasPrefix(AdminAPI.recordingsPath + "/"), path != AdminAPI.recordingsPath + "/",
+       response.status == 200 || response.status == 206 {
         guard path == AdminAPI.recordingsPath + "/app/cam/x.webm" else { fatalError("a download of \(path)") }
         checkDownload(response)
     }

@@ -51,6 +51,11 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     private var quality: ConnectionQuality?
     private var targetReason = LayerSelector.Reason.constraints
     private var notEnoughBandwidthReported = false
+    /// When the estimate first stopped fitting the forwarded layer while the path showed no
+    /// congestion (`holdsUncongestedDrop`); nil while it fits.
+    private var uncongestedDropSince: UInt64?
+    /// How long such a shortfall must last before the player steps down for it.
+    static let uncongestedDropMicros: UInt64 = 1_500_000
     private var audioMutedByPlayer = false
     private var videoMutedByPlayer = false
 
@@ -136,7 +141,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         guard let upstream, forwarder.video != nil else { return }
         let layers = upstream.measuredLayers
         let wanted = constraints.video ?? VideoConstraints()
-        let choice: LayerSelector.Choice
+        var choice: LayerSelector.Choice
         if let chosen = LayerSelector.choose(layers: layers, constraints: wanted, bandwidthKbps: limitingBandwidth(now: now),
                                              current: forwarder.currentLayer) {
             choice = chosen
@@ -147,6 +152,10 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             choice = chosen
         } else {
             return
+        }
+        if holdsUncongestedDrop(choice, layers: layers, now: now) {
+            choice = LayerSelector.Choice(layer: forwarder.targetLayer, reason: targetReason,
+                                          notEnoughBandwidth: choice.notEnoughBandwidth)
         }
         prober.consider(choice: choice, layers: layers, constraints: wanted, current: forwarder.currentLayer,
                         remoteFractionLost: feedback.remoteFractionLost, estimate: &feedback.estimate, now: now)
@@ -165,6 +174,27 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
                 report(.notEnoughBandwidth(parameters.handle, kbps: Int(bandwidthKbps ?? 0)))
             }
         }
+    }
+
+    /// A step down for bandwidth that no congestion backs (the estimate merely dipped under
+    /// the layer's measured rate, as when a key frame swells it for a second) waits until the
+    /// shortfall has lasted `uncongestedDropMicros`: stepping at once made a player that had
+    /// just climbed back to the top flap down and up. Loss or queueing steps down at once.
+    private func holdsUncongestedDrop(_ choice: LayerSelector.Choice, layers: [LayerSelector.Layer], now: UInt64) -> Bool {
+        guard choice.reason == .bandwidth, forwarder.targetLayer != Int.max, choice.layer != forwarder.targetLayer,
+              let target = layers.first(where: { $0.index == forwarder.targetLayer }),
+              let chosen = layers.first(where: { $0.index == choice.layer }),
+              LayerSelector.ranksBelow(chosen, target), !feedback.estimate.congested(now: now) else {
+            uncongestedDropSince = nil
+            return false
+        }
+        guard let since = uncongestedDropSince else {
+            uncongestedDropSince = now
+            return true
+        }
+        if now &- since < Self.uncongestedDropMicros { return true }
+        uncongestedDropSince = nil
+        return false
     }
 
     /// The estimate the selector should respect. With `quality: auto` that is always the
