@@ -277,29 +277,6 @@ async def _two_devices(server):
         await close_clients(alice, phone, laptop)
 
 
-def test_a_dead_socket_ends_the_call_as_connection_lost(server, figures):
-    asyncio.run(_dead_socket(server, figures))
-
-
-async def _dead_socket(server, figures):
-    alice = bob = alice_media = bob_media = None
-    try:
-        alice = await user_session(server, "alice")
-        bob = await user_session(server, "bob")
-        call_id, alice_media, bob_media = await _connected(alice, bob)
-        await wait_call_status(alice, call_id, "CONNECTED", 15)
-        killed_at = time.monotonic()
-        kill_socket(bob)
-        ended = await wait_call_status(alice, call_id, "ENDED", 10)
-        lost_ms = (time.monotonic() - killed_at) * 1000
-        assert ended.params.get("endResult") == "connectionLost", ended.params
-        figures({"socketKillToEndedMs": round(lost_ms), "reconnectSeconds": RECONNECT})
-        record = record_of(server, call_id)
-        assert record["endResult"] == "connectionLost" and record["endedBy"] is None, record
-    finally:
-        await close_call([alice_media, bob_media], [alice, bob])
-
-
 def test_a_device_that_reconnects_in_time_keeps_the_call(server, figures):
     asyncio.run(_reconnect(server, figures))
 
@@ -473,26 +450,34 @@ async def _restart(server, figures):
     assert code == 0, f"the restarted server exited {code}: {log_tail(server.log_path)}"
 
 
-def test_a_dead_transport_ends_the_call_as_connection_lost(server, figures):
-    asyncio.run(_dead_transport(server, figures))
+@pytest.mark.parametrize("death", ["socket", "transport"])
+def test_a_dead_device_ends_the_call_as_connection_lost(server, figures, death):
+    asyncio.run(_dead_device(server, figures, death))
 
 
-async def _dead_transport(server, figures):
-    """bob's socket stays, but his PeerConnections go: the call cannot go on."""
+async def _dead_device(server, figures, death):
+    """bob's socket is reset (no close frame: the call waits calls.reconnectSeconds for him),
+    or his PeerConnections close while his socket stays (his call handle fails at once)."""
     alice = bob = alice_media = bob_media = None
     try:
         alice = await user_session(server, "alice")
         bob = await user_session(server, "bob")
         call_id, alice_media, bob_media = await _connected(alice, bob)
         await wait_call_status(alice, call_id, "CONNECTED", 15)
-        closed_at = time.monotonic()
-        await bob_media.close()
-        bob_media = None
-        ended = await wait_call_status(alice, call_id, "ENDED", 30)
-        lost_ms = (time.monotonic() - closed_at) * 1000
+        died_at = time.monotonic()
+        if death == "socket":
+            kill_socket(bob)
+        else:
+            await bob_media.close()
+            bob_media = None
+        ended = await wait_call_status(alice, call_id, "ENDED", 15)
+        lost_ms = (time.monotonic() - died_at) * 1000
         assert ended.params.get("endResult") == "connectionLost", ended.params
-        await wait_call_status(bob, call_id, "ENDED", 5)
-        figures({"transportCloseToEndedMs": round(lost_ms)})
+        if death == "transport":
+            await wait_call_status(bob, call_id, "ENDED", 5)
+        record = record_of(server, call_id)
+        assert record["endResult"] == "connectionLost" and record["endedBy"] is None, record
+        figures({f"{death}DeathToEndedMs": round(lost_ms), "reconnectSeconds": RECONNECT})
     finally:
         await close_call([alice_media, bob_media], [alice, bob])
 
