@@ -16,10 +16,9 @@ import pytest
 from call_peers import (APP, admin_calls, close_call, close_clients, join_media, kill_socket, record_of, user_session,
                         wait_call_status, wait_incoming)
 from conftest import BINARY, log_tail
+from polling import growth_while_quiet
 from sluice_client import RpcError
 
-SETTLE = 0.7     # frames already on their way when a hold lands
-QUIET = 1.5      # how long held media must stay silent
 RING_TIMEOUT = 3
 RECONNECT = 2
 
@@ -53,12 +52,6 @@ async def _connected(alice, bob):
     return call_id, alice_media, bob_media
 
 
-async def _silent(count, seconds=QUIET) -> int:
-    await asyncio.sleep(SETTLE)
-    before = count()
-    await asyncio.sleep(seconds)
-    return count() - before
-
 
 def test_call_media_both_ways_hold_mute_and_hangup(server, figures):
     asyncio.run(_media_hold_mute_hangup(server, figures))
@@ -85,7 +78,7 @@ async def _media_hold_mute_hangup(server, figures):
             held = await wait_call_status(client, call_id, "ON_HOLD")
             assert held.params.get("by") == "alice", held.params
         for media in (alice_media, bob_media):
-            grew = await _silent(lambda m=media: len(m.player.frames) + m.player.audio_frames)
+            grew = await growth_while_quiet(lambda m=media: len(m.player.frames) + m.player.audio_frames)
             assert grew == 0, f"{grew} frames were decoded while the call was on hold"
         # The hold is the server's mute of both kinds, and each player is told so.
         for client, media in ((alice, alice_media), (bob, bob_media)):

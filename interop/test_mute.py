@@ -3,10 +3,9 @@
 import asyncio
 import time
 
+from polling import growth_while_quiet
 from sessions import close_all, play, publish
 
-SETTLE = 0.7      # frames already on their way when a mute lands
-QUIET = 1.5       # how long a muted kind must stay silent
 
 
 def _events(client, handle, type_):
@@ -19,12 +18,6 @@ async def _wait_event(client, handle, type_, by, timeout=5.0):
         lambda n: n.method == "streamEvent" and n.params.get("handle") == handle
         and n.params.get("type") == type_ and n.params.get("by") == by, timeout, f"streamEvent {type_} by {by}")
 
-
-async def _stays_silent(count, seconds=QUIET) -> int:
-    await asyncio.sleep(SETTLE)
-    before = count()
-    await asyncio.sleep(seconds)
-    return count() - before
 
 
 def test_publisher_mute_and_unmute(server, figures):
@@ -49,7 +42,7 @@ async def _publisher_mute(server, figures):
         for p in (a, b):
             await _wait_event(p.client, p.handle, "videoMuted", "publisher")
         for p in (a, b):
-            grew = await _stays_silent(lambda p=p: len(p.peer.frames))
+            grew = await growth_while_quiet(lambda p=p: len(p.peer.frames))
             assert grew == 0, f"a player decoded {grew} frames while the video was muted"
         # Audio kept flowing.
         audio_before = a.peer.audio_frames
@@ -75,7 +68,7 @@ async def _publisher_mute(server, figures):
         # Audio mute by the publisher stops audio for everyone.
         await pub.client.call("mute", {"handle": pub.handle, "kind": "audio"})
         await _wait_event(a.client, a.handle, "audioMuted", "publisher")
-        grew = await _stays_silent(lambda: a.peer.audio_frames)
+        grew = await growth_while_quiet(lambda: a.peer.audio_frames)
         assert grew == 0, f"{grew} audio frames arrived while audio was muted"
         await pub.client.call("unmute", {"handle": pub.handle, "kind": "audio"})
         await _wait_event(a.client, a.handle, "audioUnmuted", "publisher")
@@ -104,7 +97,7 @@ async def _player_mute(server):
         await b.client.call("mute", {"handle": b.handle, "kind": "video"})
         await _wait_event(b.client, b.handle, "videoMuted", "player")
         a_before = len(a.peer.frames)
-        grew = await _stays_silent(lambda: len(b.peer.frames))
+        grew = await growth_while_quiet(lambda: len(b.peer.frames))
         assert grew == 0, f"the muted player decoded {grew} frames"
         assert len(a.peer.frames) > a_before + 20, "the other player stopped too"
         assert not _events(a.client, a.handle, "videoMuted"), "the other player was told of a mute"

@@ -148,8 +148,7 @@ final class CallLogWriter: @unchecked Sendable {
             for record in batch { try insert(record) }
             try connection.execute("COMMIT")
         } catch {
-            upsertCall.reset()
-            insertParty.reset()
+            // The failed statement reset itself (`run`); the transaction goes back whole.
             try? connection.execute("ROLLBACK")
             throw error
         }
