@@ -219,10 +219,11 @@ public final class MediaEngine: @unchecked Sendable {
                                       wait: request.wait, worker: worker)
         let media = workerStreams[worker]
         let constraints = request.constraints
+        let instantJoin = request.instantJoin
         let dataEndpoint = dataChannelEndpoint(dataChannel, policy: request.dataChannels, handle: handle,
                                                session: request.session, stream: request.stream, role: .play)
         workers[worker].execute {
-            media.addPlayer(parameters, constraints: constraints, home: home)
+            media.addPlayer(parameters, constraints: constraints, home: home, instantJoin: instantJoin)
             Self.openDataChannels(dataEndpoint, on: media, handle: handle)
         }
         emitStatus(handle, .pending, info: nil, ends: false)

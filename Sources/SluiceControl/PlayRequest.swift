@@ -10,6 +10,8 @@ public struct PlayRequest: Sendable {
     public var wait: Bool
     /// The app's data channel rules; nil: a `webrtc-datachannel` m-line is refused (port 0).
     public var dataChannels: DataChannelPolicy? = DataChannelPolicy()
+    /// The player starts from a layer's cached key frame when there is one (`apps[].instantJoin`).
+    public var instantJoin = true
 
     public init(session: SessionID, stream: String, offer: String, constraints: StreamConstraints, wait: Bool) {
         self.session = session

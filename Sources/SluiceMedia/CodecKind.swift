@@ -26,6 +26,17 @@ enum CodecKind {
         }
     }
 
+    /// What the forwarders need of a video payload: key frame or not, the VP8 temporal layer
+    /// and descriptor. Once per packet by the producer, and again by instant join for a
+    /// cached packet it sends.
+    @inline(__always)
+    func describe(_ payload: UnsafeRawBufferPointer) -> (isKeyFrame: Bool, temporalLayer: UInt8?, vp8: VP8PayloadDescriptor?) {
+        if self == .vp8, let descriptor = VP8PayloadDescriptor(parsing: payload) {
+            return (descriptor.isKeyFrame, descriptor.temporalLayerIndex, descriptor)
+        }
+        return (isKeyFrame(payload), nil, nil)
+    }
+
     func keyFrameSize(_ payload: UnsafeRawBufferPointer) -> (width: Int, height: Int)? {
         switch self {
         case .vp8: return VP8PayloadDescriptor(parsing: payload)?.keyFrameSize(in: payload)

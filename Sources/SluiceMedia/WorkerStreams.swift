@@ -75,10 +75,12 @@ package final class WorkerStreams {
     }
 
     /// `home`: the worker the stream's publisher is (or will be) on; this one when nil.
-    package func addPlayer(_ parameters: EndpointParameters, constraints: StreamConstraints, home: Int? = nil) {
+    /// `instantJoin`: the player starts from a layer's cached key frame when there is one.
+    package func addPlayer(_ parameters: EndpointParameters, constraints: StreamConstraints, home: Int? = nil,
+                           instantJoin: Bool = true) {
         guard let transport = makeTransport(parameters) else { return }
         let consumer = Consumer(parameters: parameters, constraints: constraints, transport: transport,
-                                statsBoard: statsBoard)
+                                statsBoard: statsBoard, instantJoin: instantJoin)
         consumer.report = report
         transport.delegate = consumer
         worker.addTickable(consumer)

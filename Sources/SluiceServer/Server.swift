@@ -125,6 +125,7 @@ public final class Server {
         signaling.precall = app.precall
         signaling.trustClientUser = app.trustClientUser
         signaling.calls = app.calls
+        signaling.instantJoin = app.instantJoin
         return signaling
     }
 

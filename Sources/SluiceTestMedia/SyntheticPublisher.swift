@@ -1,6 +1,7 @@
 #if canImport(SluiceTransport)
 import SluiceClient
 import SluiceWire
+import Synchronization
 
 /// Drives a publishing `PeerConnection` from synthetic sources: on every worker tick it sends
 /// the VP8 frames and Opus packets that are due, each packet written straight into a pool
@@ -24,6 +25,8 @@ public final class SyntheticPublisher: PeerConnectionDelegate {
     public var audio: SyntheticOpusSource?
     /// Frames or audio packets the connection could not send (pool empty, not connected).
     public private(set) var sendFailures: UInt64 = 0
+    /// PLIs and FIRs received, any layer; readable from any thread.
+    public let keyFrameRequests = Atomic<UInt64>(0)
     private var isSimulcast: Bool
 
     public init(video: SyntheticVP8Source.Configuration? = .init(), audio: Bool = true, audioPacketSize: Int = 100) {
@@ -62,6 +65,7 @@ public final class SyntheticPublisher: PeerConnectionDelegate {
     }
 
     public func peerConnection(_ connection: PeerConnection, didRequestKeyFrameForLayer layer: Int, now: UInt64) {
+        keyFrameRequests.add(1, ordering: .relaxed)
         if layers.indices.contains(layer) { layers[layer].requestKeyFrame() }
     }
 }

@@ -147,3 +147,31 @@ private extension Outcome {
         return false
     }
 }
+
+/// Instant join's rewrite: cached packets go through the joiner's forwarder like live ones, so
+/// they land in its own sequence space (here across the source's wrap) with no gap, and each
+/// later cached frame takes the timestamp the catch-up gives it (`retimeVideo`); live packets
+/// then continue from the last one. A skip to a newer key frame restarts right after it.
+struct ForwarderCatchUpTests {
+    @Test func cachedPacketsTakeTheJoinersNumbersAcrossTheWrap() {
+        var forwarder = videoForwarder()
+        var outcomes: [Outcome] = []
+        outcomes.append(outcome(decide(&forwarder, Source(sequence: 65534, timestamp: 1000, keyFrame: true))))
+        outcomes.append(outcome(decide(&forwarder, Source(sequence: 65535, timestamp: 1000))))
+        forwarder.retimeVideo(timestamp: 4000, to: forwarder.videoLastOutTimestamp + 1)
+        outcomes.append(outcome(decide(&forwarder, Source(sequence: 0, timestamp: 4000))))
+        outcomes.append(outcome(decide(&forwarder, Source(sequence: 1, timestamp: 4000))))
+        forwarder.retimeVideo(timestamp: 7000, to: forwarder.videoLastOutTimestamp + 500)
+        outcomes.append(outcome(decide(&forwarder, Source(sequence: 2, timestamp: 7000))))
+        // Live from here: the natural 3000 ticks after the last cached frame.
+        outcomes.append(outcome(decide(&forwarder, Source(sequence: 3, timestamp: 10_000))))
+        #expect(outcomes == [.forward(500, 9000, LayerSwitch(from: nil, to: 0)), .forward(501, 9000, nil),
+                             .forward(502, 9001, nil), .forward(503, 9001, nil), .forward(504, 9501, nil),
+                             .forward(505, 12_501, nil)])
+        // A newer key frame far ahead in the source: right after the last packet, and after
+        // its timestamp, not as far as the source's own clock says.
+        forwarder.restartVideoAfterSkip()
+        #expect(outcome(decide(&forwarder, Source(sequence: 40, timestamp: 900_000))) == .wait(0))
+        #expect(outcome(decide(&forwarder, Source(sequence: 41, timestamp: 903_000, keyFrame: true))) == .forward(506, 12_502, nil))
+    }
+}

@@ -17,7 +17,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     var report: (WorkerEvent) -> Void = { _ in }
 
     let sender: RTPSender
-    private var feedback: PlayerFeedback
+    private(set) var feedback: PlayerFeedback
 
     /// What each packet and each worker tick touch, in memory the consumer owns (freed in
     /// deinit): as stored `var`s mutated through calls they would each cost a dynamic
@@ -27,9 +27,13 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         var prober = Prober()
         var announcedPlaying = false
         var nextReport: UInt64 = 0
+        /// Instant join's walk from a cached key frame to the live edge (`Consumer+CatchUp`),
+        /// and its layer (-1: none), the one thing each video packet checks.
+        var catchUp: CatchUp?
+        var catchUpLayer = -1
     }
     private let packetState: UnsafeMutablePointer<PacketState>
-    private(set) var forwarder: Forwarder {
+    var forwarder: Forwarder {
         _read { yield packetState.pointee.forwarder }
         _modify { yield &packetState.pointee.forwarder }
     }
@@ -45,6 +49,22 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         get { packetState.pointee.nextReport }
         set { packetState.pointee.nextReport = newValue }
     }
+    var catchUp: CatchUp? {
+        _read { yield packetState.pointee.catchUp }
+        _modify { yield &packetState.pointee.catchUp }
+    }
+    var catchUpLayer: Int {
+        get { packetState.pointee.catchUpLayer }
+        set { packetState.pointee.catchUpLayer = newValue }
+    }
+
+    /// `apps[].instantJoin`: start from a layer's cached key frame when there is one.
+    let instantJoin: Bool
+    /// Starts and switches served from the cache (stats: `cacheStarts`).
+    var cacheStarts: UInt64 = 0
+    /// A cached key frame whose catch-up sent nothing is not tried again (layer, generation).
+    var refusedCache: (layer: Int, generation: UInt32)?
+    let videoCodec: CodecKind
 
     private var hasSource = false
     private let statsBoard: StatsBoard?
@@ -68,8 +88,10 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     }
 
     init(parameters: EndpointParameters, constraints: StreamConstraints, transport: WebRTCTransport,
-         statsBoard: StatsBoard?) {
+         statsBoard: StatsBoard?, instantJoin: Bool = true) {
         self.parameters = parameters
+        self.instantJoin = instantJoin
+        videoCodec = CodecKind(parameters.video?.codecName ?? "")
         self.constraints = constraints
         self.transport = transport
         self.statsBoard = statsBoard
@@ -93,11 +115,13 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     func sourceChanged(present: Bool) {
         hasSource = present
         forwarder.sourceChanged()
+        endCatchUp()
         announcedPlaying = false
         upstream?.wantedLayersChanged()
         if present {
-            selectLayer(now: MonotonicClock.nowMicros())
-            if transport.isConnected { upstream?.requestKeyFrame(layer: nil) }
+            let now = MonotonicClock.nowMicros()
+            selectLayer(now: now)
+            if transport.isConnected { requestKeyFrameUnlessCached(layer: nil, now: now) }
         }
     }
 
@@ -106,6 +130,17 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     @inline(__always)
     func forward(_ item: borrowing ForwardedPacket) {
         guard transport.isConnected else { return }
+        if catchUpLayer >= 0 && item.kind == .video && item.layer == catchUpLayer {
+            // The walk reads this packet from the buffer when its turn comes.
+            continueCatchUp(now: item.now)
+            return
+        }
+        send(item, startsCatchUp: true)
+    }
+
+    /// Decides and sends one packet, live or cached; only a live one may start a catch-up.
+    @inline(__always)
+    func send(_ item: borrowing ForwardedPacket, startsCatchUp: Bool) {
         let decision = forwarder.decide(item) { layer, timestamp in
             upstream?.captureMicros(layer: layer, timestamp: timestamp)
         }
@@ -113,6 +148,8 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         case .drop:
             return
         case .waitForKeyFrame(let layer):
+            guard startsCatchUp else { return }
+            if instantJoin && startCatchUp(layer: layer ?? item.layer, now: item.now) { return }
             upstream?.requestKeyFrame(layer: layer)
         case .forward(let rewrite):
             if let layerSwitch = rewrite.layerSwitch { layerSwitched(layerSwitch) }
@@ -166,7 +203,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             targetReason = choice.reason
             // Before the key-frame request: an edge asks its origin for the layer first.
             upstream.wantedLayersChanged()
-            if forwarder.currentLayer != nil { upstream.requestKeyFrame(layer: choice.layer) }
+            if forwarder.currentLayer != nil { requestKeyFrameUnlessCached(layer: choice.layer, now: now) }
         }
         if choice.notEnoughBandwidth != notEnoughBandwidthReported {
             notEnoughBandwidthReported = choice.notEnoughBandwidth
@@ -229,19 +266,21 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         update(constraints)
         if kind == .video && !muted {
             forwarder.restart(.video)
-            upstream?.requestKeyFrame(layer: nil)
+            endCatchUp()
+            requestKeyFrameUnlessCached(layer: nil, now: MonotonicClock.nowMicros())
         }
     }
 
     /// The stream-wide mute of `kind` changed; video resumes on a key frame.
     func streamMuteChanged(_ kind: MediaKind) {
         forwarder.restart(kind)
+        if kind == .video { endCatchUp() }
     }
 
     // MARK: Transport delegate
 
     func transportDidConnect(_ transport: WebRTCTransport) {
-        if hasSource { upstream?.requestKeyFrame(layer: nil) }
+        if hasSource { requestKeyFrameUnlessCached(layer: nil, now: MonotonicClock.nowMicros()) }
     }
 
     func transport(_ transport: WebRTCTransport, didFail failure: TransportFailure) {
@@ -276,6 +315,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     // MARK: Ticks and reports
 
     func tick(now: UInt64) {
+        if catchUpLayer >= 0 { continueCatchUp(now: now) }
         if prober.isProbing {
             if now < prober.until {
                 sendPadding(now: now)
@@ -326,6 +366,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
                 s.layer = forwarder.currentLayer
                 s.availableBandwidthKbps = bandwidthKbps
                 s.fps = track.frames.fps
+                s.cacheStarts = cacheStarts
                 if let upstream {
                     s.layers = upstream.layerStats(now: MonotonicClock.nowMicros())
                     if let layer = forwarder.currentLayer {

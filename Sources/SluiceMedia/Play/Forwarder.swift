@@ -67,8 +67,10 @@ struct Forwarder {
         let layer = item.layer
         var layerSwitch: LayerSwitch?
         if layer != currentLayer || video!.needsRestart {
-            // Only a key frame of the wanted layer starts (or switches) the video.
-            guard layer == targetLayer || (targetLayer == Int.max && currentLayer == nil) else { return .drop }
+            // Only a key frame of the wanted layer starts (or switches) the video; with none
+            // chosen yet, of any layer at first, then of the one it runs on.
+            guard layer == targetLayer || (targetLayer == Int.max && (currentLayer == nil || currentLayer == layer))
+            else { return .drop }
             guard item.isKeyFrame else { return .waitForKeyFrame(layer: layer) }
             if currentLayer != layer { layerSwitch = LayerSwitch(from: currentLayer, to: layer) }
             currentLayer = layer
@@ -110,6 +112,24 @@ struct Forwarder {
         track.lastSourceLayer = item.layer
         track.lastSourceTimestamp = packet.timestamp
         return .forward(ForwardRewrite(sequence: sequence, timestamp: timestamp, vp8: nil, layerSwitch: layerSwitch))
+    }
+
+    // MARK: Instant join (CatchUp)
+
+    /// The player's timestamp of the newest video packet sent.
+    var videoLastOutTimestamp: Int64 { video?.munger.lastOutTimestamp ?? 0 }
+
+    /// Stamps the cached frame with this source timestamp `out` for the player.
+    mutating func retimeVideo(timestamp: UInt32, to out: Int64) {
+        video?.munger.retime(timestamp: timestamp, to: out)
+    }
+
+    /// The catch-up jumped to a newer key frame of the same layer: restart there, right after
+    /// the last packet sent and with the time since it as the timestamp step (the sender
+    /// reports' media time would count the frames skipped and make the player wait for them).
+    mutating func restartVideoAfterSkip() {
+        video?.needsRestart = true
+        video?.lastSourceLayer = -1
     }
 
     /// The sequence number (and timestamp) of a packet the server makes itself (padding),

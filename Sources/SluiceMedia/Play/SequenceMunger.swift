@@ -75,6 +75,14 @@ public struct SequenceMunger {
         sequenceOffset += 1
     }
 
+    /// Gives the frame with this source timestamp, and the frames after it until the next call,
+    /// the outgoing timestamp `out` (and its successors their natural distance from it). Instant
+    /// join stamps cached frames by when they are sent (`CatchUp.outTimestamp`).
+    public mutating func retime(timestamp: UInt32, to out: Int64) {
+        guard started else { return }
+        timestampOffset = sourceTimestamp.unwrap(timestamp) - out
+    }
+
     /// The rewrite for one packet of the current source.
     @inline(__always)
     public mutating func map(sequence: UInt16, timestamp: UInt32, now: UInt64) -> Decision {

@@ -236,18 +236,9 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         let stored = layers[layer].retransmissions.store(UnsafeRawBufferPointer(packet.buffer),
                                                          sequence: packet.sequenceNumber, shared: transport.worker.shared)
         let payload = UnsafeRawBufferPointer(packet.payload)
-        let keyFrame: Bool
-        var temporalLayer: UInt8?
-        var vp8: VP8PayloadDescriptor?
-        if videoCodec == .vp8, let descriptor = VP8PayloadDescriptor(parsing: payload) {
-            vp8 = descriptor
-            keyFrame = descriptor.isKeyFrame
-            temporalLayer = descriptor.temporalLayerIndex
-            if let tid = temporalLayer, Int(tid) + 1 > layers[layer].temporalLayers {
-                layers[layer].temporalLayers = Int(tid) + 1
-            }
-        } else {
-            keyFrame = videoCodec.isKeyFrame(payload)
+        let (keyFrame, temporalLayer, vp8) = videoCodec.describe(payload)
+        if let tid = temporalLayer, Int(tid) + 1 > layers[layer].temporalLayers {
+            layers[layer].temporalLayers = Int(tid) + 1
         }
         if keyFrame { layers[layer].keyFrameRequests.keyFrameArrived() }
         // VP8's size is read through the descriptor parsed above; other codecs parse their own.

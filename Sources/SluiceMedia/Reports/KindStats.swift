@@ -17,6 +17,8 @@ public struct KindStats: Sendable {
     public var height: Int = 0
     public var layer: Int?
     public var keyFrames: UInt64 = 0
+    /// Play: starts and layer switches served from the key-frame cache (instant join).
+    public var cacheStarts: UInt64?
     /// Play: the player's bandwidth estimate (transport-cc or REMB), kbit/s.
     public var availableBandwidthKbps: Double?
     /// The stream's simulcast layers (video only).

@@ -30,6 +30,9 @@ final class Router {
         var remoteWanted: [Int: UInt32] = [:]
         /// Set when a player's need of layers may have changed, taken by the source.
         var wantedChanged = true
+        /// Each video layer's last key frame, by layer index: the key-frame cache of instant
+        /// join, together with the source's stored packets.
+        var keyFrames: [KeyFrameMark] = []
     }
     private let fanOut: UnsafeMutablePointer<FanOut>
     private(set) var consumers: [Consumer] {
@@ -79,6 +82,7 @@ final class Router {
 
     func attach(_ source: any StreamSource) {
         self.source = source
+        fanOut.pointee.keyFrames.removeAll()
         source.router = self
         measuredLayers = source.selectorLayers(now: MonotonicClock.nowMicros())
         for consumer in consumers { consumer.sourceChanged(present: true) }
@@ -89,6 +93,8 @@ final class Router {
     func detach(_ source: any StreamSource) {
         guard self.source === source else { return }
         self.source = nil
+        // A later publisher numbers its packets anew: nothing cached may start a player.
+        fanOut.pointee.keyFrames.removeAll()
         source.router = nil
         measuredLayers = []
         for consumer in consumers { consumer.sourceChanged(present: false) }
@@ -180,6 +186,7 @@ final class Router {
     @inline(__always)
     func forward(_ packet: borrowing ForwardedPacket) -> KeyFrameRequests {
         if isMuted(packet.kind) { return KeyFrameRequests() }
+        if packet.kind == .video { markKeyFrame(packet) }
         producerCalling = true
         for consumer in consumers { consumer.forward(packet) }
         if !links.isEmpty { for link in links { link.forward(packet) } }
@@ -187,6 +194,20 @@ final class Router {
         producerCalling = false
         if !targets.isEmpty, let relay { relay.hand(packet, to: targets) }
         return takeRequests()
+    }
+
+    /// Before the consumers see the packet, so one that starts from the cache finds it there.
+    @inline(__always)
+    private func markKeyFrame(_ packet: borrowing ForwardedPacket) {
+        let layer = packet.layer
+        guard layer >= 0 && layer < 32 else { return }
+        if layer >= fanOut.pointee.keyFrames.count {
+            // Once per layer, the first time it is seen.
+            fanOut.pointee.keyFrames.append(contentsOf: repeatElement(KeyFrameMark(),
+                                                                      count: layer + 1 - fanOut.pointee.keyFrames.count))
+        }
+        fanOut.pointee.keyFrames[layer].record(sequence: packet.packet.sequenceNumber, timestamp: packet.packet.timestamp,
+                                               isKeyFrame: packet.isKeyFrame, now: packet.now)
     }
 
     /// The source refreshed its layer measurements (about once a second): every consumer
@@ -289,6 +310,18 @@ extension Router: StreamUpstream {
 
     func storedPacket(layer: Int, sequence: UInt16) -> UnsafeMutableRawBufferPointer? {
         source?.storedPacket(layer: layer, sequence: sequence)
+    }
+
+    func keyFrameMark(layer: Int) -> KeyFrameMark? {
+        guard layer >= 0, layer < fanOut.pointee.keyFrames.count else { return nil }
+        let mark = fanOut.pointee.keyFrames[layer]
+        return mark.generation > 0 ? mark : nil
+    }
+
+    func cachedKeyFrame(layer: Int, now: UInt64) -> KeyFrameMark? {
+        guard source != nil, let mark = keyFrameMark(layer: layer), mark.isUsable(now: now),
+              storedPacket(layer: layer, sequence: mark.startSequence) != nil else { return nil }
+        return mark
     }
 
     /// Queued while the source is calling in; otherwise (a player's PLI, a player joining,

@@ -30,6 +30,8 @@ public struct ServerConfig: Sendable {
         /// `startBitrate`: the `x-google-start-bitrate` of publish answers (on; no default kbit/s).
         public var startBitrateEnabled = true
         public var startBitrateDefaultKbps: Int? = nil
+        /// `instantJoin`: its players start from the layer's cached key frame (on).
+        public var instantJoin = true
         /// `recording`: which publishes are recorded (`request`, `always`, `off`).
         public var recording = AppRecording.request
         /// `dataChannels`: their rules (`ServerConfig+DataChannels.swift`); nil: refused.
@@ -170,7 +172,7 @@ public struct ServerConfig: Sendable {
             for (i, item) in array.enumerated() {
                 let app = try ConfigReader(item, path: "apps[\(i)]", known: ["key", "hooks", "limits", "secrets", "requireToken", "startBitrate",
                                                                                 "recording", "dataChannels", "precall", "trustClientUser",
-                                                                                "calls"])
+                                                                                "calls", "instantJoin"])
                 guard let key = app.object["key"]?.stringValue, !key.isEmpty else {
                     throw ConfigError(key: "apps[\(i)].key", problem: "is required and must be a non-empty string")
                 }
@@ -208,6 +210,7 @@ public struct ServerConfig: Sendable {
                 try readDataChannels(app, into: &entry)
                 try readPrecall(app, into: &entry)
                 try readAppCalls(app, into: &entry)
+                entry.instantJoin = try app.bool("instantJoin", default: true)
                 let recording = try app.string("recording", default: AppRecording.request.rawValue,
                                                allowed: Set(AppRecording.allCases.map(\.rawValue)))
                 entry.recording = AppRecording(rawValue: recording) ?? .request

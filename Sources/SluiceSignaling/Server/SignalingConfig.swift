@@ -29,6 +29,8 @@ public struct SignalingConfig: Sendable {
         public var trustClientUser = false
         /// The app's call rules (`apps[].calls`).
         public var calls = AppCallRules()
+        /// Its players start from a layer's cached key frame (`apps[].instantJoin`).
+        public var instantJoin = true
 
         public init(key: String, hooks: HookSettings? = nil, limits: PublishLimits = PublishLimits(),
                     secrets: [String] = [], requireToken: Bool = false, stopWhenExceeded: Bool = false,

@@ -67,6 +67,7 @@ public enum MediaJSON {
             if let layer = stats.layer { object["layer"] = JSONValue(layer) }
             if let bandwidth = stats.availableBandwidthKbps { object["availableBandwidth"] = JSONValue(bandwidth) }
             object["keyFrames"] = JSONValue(stats.keyFrames)
+            if let starts = stats.cacheStarts { object["cacheStarts"] = JSONValue(starts) }
             object["layers"] = .array(stats.layers.map { layer in
                 var entry: JSONObject = ["index": JSONValue(layer.index)]
                 if let rid = layer.rid { entry["rid"] = .string(rid) }

@@ -118,6 +118,7 @@ extension SessionManager {
         try requireHandleCapacity(session)
         var request = PlayRequest(session: sessionID, stream: stream, offer: sdp, constraints: constraints, wait: wait)
         request.dataChannels = dataChannels(of: session)
+        request.instantJoin = session.appKey.flatMap { config.app(withKey: $0) }?.instantJoin ?? true
         let start = { [unowned self] (session: RPCSession) throws(RPCError) -> JSONValue in
             let answer: MediaAnswer
             do throws(MediaError) {

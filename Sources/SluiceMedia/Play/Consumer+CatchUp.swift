@@ -1,0 +1,92 @@
+import SluiceRTP
+import SluiceWire
+
+/// Instant join (docs/design.md "Instant join"): a player that needs a key frame of a layer
+/// starts from the one the router marked in the source's buffer, walks the cached packets to
+/// the live edge at `CatchUp`'s pace, and goes on live. Only when nothing usable is cached is
+/// the publisher asked for a key frame.
+extension Consumer {
+    /// Starts the walk from `layer`'s cached key frame; false when there is none to start from.
+    func startCatchUp(layer: Int, now: UInt64) -> Bool {
+        guard let upstream, let video = parameters.video,
+              let mark = upstream.cachedKeyFrame(layer: layer, now: now) else { return false }
+        if let refused = refusedCache, refused.layer == layer, refused.generation == mark.generation { return false }
+        let layerKbps = upstream.measuredLayers.first { $0.index == layer }?.bitrateKbps ?? 0
+        catchUp = CatchUp(layer: layer, from: mark, layerKbps: layerKbps, estimateKbps: feedback.bandwidthKbps,
+                          clockRate: video.clockRate, now: now)
+        catchUpLayer = layer
+        let sentBefore = sender.video?.packets ?? 0
+        continueCatchUp(now: now)
+        guard sender.video?.packets ?? 0 > sentBefore else {
+            // The cached key frame did not start the video (another layer became the target,
+            // or the packet was not what the mark said): ask the publisher, as without a cache.
+            endCatchUp()
+            refusedCache = (layer, mark.generation)
+            return false
+        }
+        cacheStarts += 1
+        return true
+    }
+
+    /// Sends what the pace allows now, from the buffer, up to the live edge; called for each
+    /// live packet of the layer and on every worker tick while the walk lasts.
+    func continueCatchUp(now: UInt64) {
+        guard var walk = catchUp, let upstream, let mark = upstream.keyFrameMark(layer: walk.layer) else {
+            endCatchUp()
+            return
+        }
+        if walk.skip(to: mark) { forwarder.restartVideoAfterSkip() }
+        guard Int(mark.newestSequence &- walk.next) < RetransmissionBuffer.slots - 16 else {
+            // The live edge ran so far ahead that the buffer is overwriting what is next: start
+            // over on a key frame the publisher sends.
+            endCatchUp()
+            forwarder.restart(.video)
+            upstream.requestKeyFrame(layer: walk.layer)
+            return
+        }
+        let clockRate = walk.clockRate
+        while !walk.reachedLiveEdge(newestSequence: mark.newestSequence) {
+            guard let bytes = upstream.storedPacket(layer: walk.layer, sequence: walk.next),
+                  let packet = RTPPacket(parsing: bytes) else {
+                // Lost upstream and not repaired yet: a gap the player sees and may NACK.
+                walk.advance(size: 0)
+                continue
+            }
+            guard walk.mayGo(size: bytes.count, timestamp: packet.timestamp, now: now) else { break }
+            if walk.startsLaterFrame(timestamp: packet.timestamp) {
+                forwarder.retimeVideo(timestamp: packet.timestamp,
+                                      to: walk.outTimestamp(lastOut: forwarder.videoLastOutTimestamp, now: now))
+            }
+            let (isKeyFrame, temporalLayer, vp8) = videoCodec.describe(UnsafeRawBufferPointer(packet.payload))
+            send(ForwardedPacket(packet: packet, kind: .video, layer: walk.layer, isKeyFrame: isKeyFrame,
+                                 temporalLayer: temporalLayer, vp8: vp8, clockRate: clockRate, audioLevel: nil, now: now),
+                 startsCatchUp: false)
+            walk.firstFrameSent(out: forwarder.videoLastOutTimestamp, now: now)
+            walk.advance(size: bytes.count)
+        }
+        if walk.reachedLiveEdge(newestSequence: mark.newestSequence) {
+            endCatchUp()
+        } else {
+            catchUp = walk
+        }
+    }
+
+    func endCatchUp() {
+        guard catchUpLayer >= 0 else { return }
+        catchUp = nil
+        catchUpLayer = -1
+    }
+
+    /// A key frame request for joining, resuming or switching, unless instant join has one
+    /// cached for the layer the player is heading for (nil: its target, or any layer before
+    /// it has one).
+    func requestKeyFrameUnlessCached(layer: Int?, now: UInt64) {
+        guard let upstream else { return }
+        if instantJoin {
+            let target = forwarder.targetLayer
+            let candidates = layer.map { $0...$0 } ?? (target != Int.max ? target...target : 0...7)
+            for candidate in candidates where upstream.cachedKeyFrame(layer: candidate, now: now) != nil { return }
+        }
+        upstream.requestKeyFrame(layer: layer)
+    }
+}

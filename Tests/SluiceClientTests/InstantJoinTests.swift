@@ -1,0 +1,130 @@
+import Foundation
+import SluiceClient
+import SluiceRTP
+import SluiceTestMedia
+import SluiceTransport
+import Synchronization
+import Testing
+
+/// What a joining player's video looks like from its first packet: whether that packet opens a
+/// key frame, continuity, and whether a timestamp ever went back.
+final class JoinRecorder: PeerConnectionDelegate, @unchecked Sendable {
+    struct Snapshot {
+        var video = ReceivedStreamStats(codec: .vp8)
+        var firstOpensKeyFrame: Bool?
+        var lastTimestamp: UInt32?
+        var timestampsBack = 0
+        var frames = 0
+    }
+
+    let snapshot = Mutex(Snapshot())
+
+    func peerConnection(_ connection: PeerConnection, didReceiveRTP packet: RTPPacket, kind: TrackKind?, now: UInt64) {
+        guard kind == .video, packet.payloadLength > 0 else { return }
+        let descriptor = VP8PayloadDescriptor(parsing: UnsafeRawBufferPointer(packet.payload))
+        snapshot.withLock { s in
+            s.video.record(packet, now: now)
+            if s.firstOpensKeyFrame == nil { s.firstOpensKeyFrame = descriptor?.isKeyFrame == true }
+            if let last = s.lastTimestamp {
+                if Int32(bitPattern: packet.timestamp &- last) < 0 { s.timestampsBack += 1 }
+                if packet.timestamp != last { s.frames += 1 }
+            } else {
+                s.frames = 1
+            }
+            s.lastTimestamp = packet.timestamp
+        }
+    }
+
+    var now: Snapshot { snapshot.withLock { $0 } }
+}
+
+/// Instant join through a real in-process server: a player starts from the layer's cached key
+/// frame, so joining costs the publisher no key frame (docs/protocol.md section 6).
+@Suite(.serialized) struct InstantJoinTests {
+    struct Joined {
+        let recorder: JoinRecorder
+        let requestsBefore: UInt64
+        let requestsAfter: UInt64
+        let cacheStarts: Int64?
+    }
+
+    /// Publishes synthetic VP8 whose only key frame is the first (and what PLIs ask for), waits
+    /// `delay` seconds, then plays it and records 60 video packets.
+    func join(instantJoin: Bool, delay: Double) async throws -> Joined {
+        let server = try TestServer { config in config.apps[0].instantJoin = instantJoin }
+        defer { server.shutdown() }
+        let (publisherSession, publisherLog) = try await server.connectedSession()
+        let publisher = try PeerConnection(configuration: .init(role: .publish))
+        defer { publisher.close() }
+        let source = SyntheticPublisher(video: .init(width: 320, height: 240, fps: 30, bitrateKbps: 300,
+                                                     keyFrameIntervalSeconds: 60))
+        publisher.delegate = source
+        let published = try await publisherSession.publish(stream: "join", sdp: publisher.localDescription)
+        try await publisher.setRemoteDescription(published.sdp)
+        try await publisher.waitUntilConnected()
+        _ = try await publisherLog.streamStatus(handle: published.handle, .publishing)
+        try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+
+        let requestsBefore = source.keyFrameRequests.load(ordering: .relaxed)
+        let (playerSession, playerLog) = try await server.connectedSession()
+        let player = try PeerConnection(configuration: .init(role: .play))
+        defer { player.close() }
+        let recorder = JoinRecorder()
+        player.delegate = recorder
+        let played = try await playerSession.play(stream: "join", sdp: player.localDescription)
+        try await player.setRemoteDescription(played.sdp)
+        try await player.waitUntilConnected()
+        _ = try await playerLog.streamStatus(handle: played.handle, .playing)
+        #expect(await eventually(within: 20) { recorder.now.video.packets >= 60 })
+        // A PLI the join caused would have reached the publisher by now.
+        try await Task.sleep(for: .milliseconds(300))
+        // Stats are published once a second: wait for a snapshot taken after the first packets.
+        var stats = try await playerSession.getStats(handle: played.handle)
+        for _ in 0..<30 where (stats["video"]?["packets"]?.intValue ?? 0) < 60 {
+            try await Task.sleep(for: .milliseconds(100))
+            stats = try await playerSession.getStats(handle: played.handle)
+        }
+        let joined = Joined(recorder: recorder, requestsBefore: requestsBefore,
+                            requestsAfter: source.keyFrameRequests.load(ordering: .relaxed),
+                            cacheStarts: stats["video"]?["cacheStarts"]?.intValue)
+        try await playerSession.disconnect()
+        try await publisherSession.disconnect()
+        return joined
+    }
+
+    func expectClean(_ s: JoinRecorder.Snapshot) {
+        #expect(s.firstOpensKeyFrame == true, "the player's first video packet opens a key frame")
+        #expect(s.video.lost == 0 && s.video.gaps == 0 && s.video.duplicates == 0 && s.video.reordered == 0,
+                "lost \(s.video.lost) gaps \(s.video.gaps) duplicates \(s.video.duplicates) reordered \(s.video.reordered)")
+        #expect(s.timestampsBack == 0)
+        #expect(s.video.keyFrames == 1, "one key frame, and only the first: \(s.video.keyFrames)")
+    }
+
+    /// Half a second after the publisher's key frame: the player starts from it, caught up
+    /// from the cache, and the publisher is asked for nothing.
+    @Test func aJoinStartsFromTheCachedKeyFrameWithoutAskingThePublisher() async throws {
+        let joined = try await join(instantJoin: true, delay: 0.5)
+        #expect(joined.requestsAfter == joined.requestsBefore, "PLIs during the join: \(joined.requestsAfter - joined.requestsBefore)")
+        #expect(joined.cacheStarts == 1)
+        expectClean(joined.recorder.now)
+        // The cached frames were sent too (the catch-up), not only the key frame then live.
+        #expect(joined.recorder.now.frames >= 10)
+    }
+
+    /// The control: with `instantJoin: false` the same join asks for a key frame.
+    @Test func withoutInstantJoinTheJoinAsksForAKeyFrame() async throws {
+        let joined = try await join(instantJoin: false, delay: 0.5)
+        #expect(joined.requestsAfter > joined.requestsBefore)
+        #expect(joined.cacheStarts == 0)
+        expectClean(joined.recorder.now)
+    }
+
+    /// A key frame older than the cache's 2 s starts nobody: the publisher is asked, and the
+    /// player starts on the fresh key frame.
+    @Test func aKeyFrameOlderThanTheBoundIsNotUsed() async throws {
+        let joined = try await join(instantJoin: true, delay: 2.6)
+        #expect(joined.requestsAfter > joined.requestsBefore)
+        #expect(joined.cacheStarts == 0)
+        expectClean(joined.recorder.now)
+    }
+}
