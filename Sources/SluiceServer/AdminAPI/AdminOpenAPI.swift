@@ -65,7 +65,7 @@ enum AdminOpenAPI {
           },
           "KindStats": {
             "type": "object",
-            "description": "Per-kind figures (docs/protocol.md section 3). Video adds fps, width, height, layer and keyFrames.",
+            "description": "Per-kind figures (docs/protocol.md section 3). Video adds fps, width, height, layer and keyFrames; a play handle also cacheStarts (instant join).",
             "properties": {
               "packets": {"type": "integer"}, "bytes": {"type": "integer"},
               "bitrate": {"type": "number", "description": "kbit/s over the last second"},
@@ -73,7 +73,7 @@ enum AdminOpenAPI {
               "jitterMs": {"type": "number"}, "rttMs": {"type": "number"},
               "nacks": {"type": "integer"}, "plis": {"type": "integer"}, "firs": {"type": "integer"},
               "fps": {"type": "number"}, "width": {"type": "integer"}, "height": {"type": "integer"},
-              "layer": {"type": "integer"}, "keyFrames": {"type": "integer"},
+              "layer": {"type": "integer"}, "keyFrames": {"type": "integer"}, "cacheStarts": {"type": "integer"},
               "codec": {"type": "string"}
             }
           },
