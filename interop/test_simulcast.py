@@ -115,7 +115,14 @@ async def _fps_cap(server, figures):
                                 [server.ws_url, stream, name, {"video": video}])
             await poll(page, f"window.sim.inbound('{name}')",
                        lambda s: s["frameWidth"] == 1280 and s["framesDecoded"] >= 10, 30, f"{name} at 1280")
+        # The server's stats are a snapshot taken once a second: with instant join both players
+        # can be at 1280 before the first one that saw the publisher's packets.
         published = await page.evaluate("window.sim.publisherStats()")
+        for _ in range(50):
+            if any(l["temporalLayers"] >= 2 for l in published["video"]["layers"]):
+                break
+            await asyncio.sleep(0.1)
+            published = await page.evaluate("window.sim.publisherStats()")
         top = max(published["video"]["layers"], key=lambda l: l["width"])
         assert top["temporalLayers"] >= 2, f"the publisher sends no VP8 temporal layers: {published['video']}"
         start = {n: await page.evaluate(f"window.sim.inbound('{n}')") for n in ("full", "half")}

@@ -66,6 +66,12 @@ final class RelayIngress: StreamSource, WorkerTickable {
             return
         }
         let layer = Int(entry.layer)
+        // Kept before the fan-out, as the home's producer stores before its own: a player that
+        // catches up from the cache (instant join) reads this very packet from here.
+        let kept = entry.kind == .video && layer < retransmissions.count
+        if kept {
+            retransmissions[layer].keep(entry.buffer, length: entry.length, sequence: packet.sequenceNumber, home: homePackets)
+        }
         let vp8 = entry.flags & RelayEntry.vp8 != 0 ? VP8PayloadDescriptor(parsing: UnsafeRawBufferPointer(packet.payload)) : nil
         let requests = router.forward(ForwardedPacket(
             packet: packet, kind: entry.kind, layer: layer, isKeyFrame: entry.flags & RelayEntry.keyFrame != 0,
@@ -73,11 +79,7 @@ final class RelayIngress: StreamSource, WorkerTickable {
             clockRate: entry.clockRate, audioLevel: entry.flags & RelayEntry.hasAudioLevel != 0 ? entry.audioLevel : nil,
             now: now))
         if !requests.isEmpty { requestKeyFrames(requests) }
-        if entry.kind == .video, layer < retransmissions.count {
-            retransmissions[layer].keep(entry.buffer, length: entry.length, sequence: packet.sequenceNumber, home: homePackets)
-        } else {
-            homePackets.releaseRemote(entry.buffer)
-        }
+        if !kept { homePackets.releaseRemote(entry.buffer) }
     }
 
     /// The home's news of the source (the router is told by `WorkerStreams`).
