@@ -1,0 +1,175 @@
+"""A page script for the instant-join tests (test_instant_join.py): a single-layer VP8
+publisher of the fake camera, and any number of players, each its own RTCPeerConnection and
+signaling session, in one Chromium page.
+
+A player is prepared first (session, connect, recvonly offer with its ICE candidates), so that
+`join` is the play request alone and joins can be spaced exactly. From its play request on, a
+player polls its inbound video every 10 ms until the first decoded frame (the join time), then
+samples it every SAMPLE_MS: the tests read framesDecoded, keyFramesDecoded, freezeCount and the
+jitter buffer's cumulative delay and emitted count from those samples.
+"""
+
+IJ_SCRIPT = r"""
+window.ij = (() => {
+  const api = {players: {}, pub: null};
+  const SAMPLE_MS = 250;
+
+  const open = (url) => new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    const client = {ws, nextId: 1, pending: new Map(), notes: []};
+    client.call = (method, params) => new Promise((res, rej) => {
+      const id = client.nextId++;
+      client.pending.set(id, {res, rej});
+      ws.send(JSON.stringify({jsonrpc: '2.0', id, method, params}));
+    });
+    ws.onopen = () => resolve(client);
+    ws.onerror = () => reject(new Error('websocket error'));
+    ws.onmessage = (ev) => {
+      const msg = JSON.parse(ev.data);
+      if (msg.id !== undefined && msg.id !== null && client.pending.has(msg.id)) {
+        const p = client.pending.get(msg.id);
+        client.pending.delete(msg.id);
+        if (msg.error) p.rej(new Error('rpc error ' + JSON.stringify(msg.error)));
+        else p.res(msg.result);
+      } else if (msg.method) {
+        client.notes.push({method: msg.method, params: msg.params || {}, at: performance.now()});
+      }
+    };
+  });
+
+  const gathered = (pc) => new Promise((resolve) => {
+    if (pc.iceGatheringState === 'complete') return resolve();
+    const timer = setTimeout(resolve, 3000);
+    pc.addEventListener('icegatheringstatechange', () => {
+      if (pc.iceGatheringState === 'complete') { clearTimeout(timer); resolve(); }
+    });
+  });
+
+  const vp8Only = (transceiver, kind) => {
+    const codecs = RTCRtpReceiver.getCapabilities(kind).codecs
+      .filter((c) => c.mimeType === 'video/VP8' || c.mimeType === 'video/rtx');
+    transceiver.setCodecPreferences(codecs);
+  };
+
+  // The fake camera at width x height, one VP8 layer of at most maxKbps, no audio.
+  api.publish = async (url, stream, width, height, maxKbps) => {
+    const client = await open(url);
+    await client.call('connect', {appKey: 'defaultApp'});
+    const media = await navigator.mediaDevices.getUserMedia(
+      {video: {width: {exact: width}, height: {exact: height}, frameRate: 30}, audio: false});
+    const track = media.getVideoTracks()[0];
+    // Keep the size on a busy machine: a resolution change would be a key frame of its own.
+    track.contentHint = 'detail';
+    const pc = new RTCPeerConnection({iceServers: []});
+    const transceiver = pc.addTransceiver(track, {direction: 'sendonly', streams: [media],
+                                                   sendEncodings: [{maxBitrate: maxKbps * 1000}]});
+    vp8Only(transceiver, 'video');
+    try {
+      const params = transceiver.sender.getParameters();
+      params.degradationPreference = 'maintain-resolution';
+      await transceiver.sender.setParameters(params);
+    } catch (e) {}
+    await pc.setLocalDescription(await pc.createOffer());
+    await gathered(pc);
+    const result = await client.call('publish', {stream, sdp: pc.localDescription.sdp});
+    await pc.setRemoteDescription({type: 'answer', sdp: result.sdp});
+    api.pub = {client, pc, handle: result.handle};
+    return result.handle;
+  };
+
+  api.publishing = () => api.pub.client.notes.some(
+    (n) => n.method === 'streamStatus' && n.params.status === 'PUBLISHING');
+
+  api.outbound = async () => {
+    const out = {framesEncoded: 0, keyFramesEncoded: 0, frameWidth: 0, frameHeight: 0, pliCount: 0,
+                 firCount: 0, at: performance.now()};
+    (await api.pub.pc.getStats()).forEach((s) => {
+      if (s.type === 'outbound-rtp' && s.kind === 'video') {
+        Object.assign(out, {framesEncoded: s.framesEncoded || 0, keyFramesEncoded: s.keyFramesEncoded || 0,
+                            frameWidth: s.frameWidth || 0, frameHeight: s.frameHeight || 0,
+                            pliCount: s.pliCount || 0, firCount: s.firCount || 0});
+      }
+    });
+    return out;
+  };
+
+  const inbound = async (pc) => {
+    const out = {at: performance.now(), framesDecoded: 0, keyFramesDecoded: 0, freezeCount: 0,
+                 totalFreezesDuration: 0, jitterBufferDelay: 0, jitterBufferEmittedCount: 0,
+                 jitterBufferTargetDelay: 0, pliCount: 0, nackCount: 0, packetsLost: 0,
+                 packetsReceived: 0, framesDropped: 0, frameWidth: 0};
+    (await pc.getStats()).forEach((s) => {
+      if (s.type === 'inbound-rtp' && s.kind === 'video') {
+        for (const key of Object.keys(out)) {
+          if (key !== 'at' && s[key] !== undefined) out[key] = s[key];
+        }
+      }
+    });
+    return out;
+  };
+
+  // A session, connected, with a recvonly video offer ready: the join is its play request.
+  api.prepare = async (url, name) => {
+    const client = await open(url);
+    await client.call('connect', {appKey: 'defaultApp'});
+    const pc = new RTCPeerConnection({iceServers: []});
+    vp8Only(pc.addTransceiver('video', {direction: 'recvonly'}), 'video');
+    await pc.setLocalDescription(await pc.createOffer());
+    await gathered(pc);
+    api.players[name] = {client, pc, handle: null, requested: null, answered: null, first: null,
+                         samples: [], error: null};
+  };
+
+  const watch = (p) => {
+    const firstPoll = async () => {
+      const s = await inbound(p.pc);
+      if (s.framesDecoded > 0) {
+        p.first = s;
+        p.samples.push(s);
+        setTimeout(sample, SAMPLE_MS);
+      } else {
+        setTimeout(firstPoll, 10);
+      }
+    };
+    const sample = async () => {
+      if (p.stopped) return;
+      p.samples.push(await inbound(p.pc));
+      setTimeout(sample, SAMPLE_MS);
+    };
+    firstPoll();
+  };
+
+  api.join = async (name, stream) => {
+    const p = api.players[name];
+    try {
+      p.requested = performance.now();
+      const result = await p.client.call('play', {stream, sdp: p.pc.localDescription.sdp});
+      p.answered = performance.now();
+      p.handle = result.handle;
+      await p.pc.setRemoteDescription({type: 'answer', sdp: result.sdp});
+      watch(p);
+    } catch (e) {
+      p.error = String(e);
+    }
+  };
+
+  // Starts the joins of `names`, `spacingMs` apart, on the page's own clock; returns at once.
+  api.joinAll = (names, stream, spacingMs) => {
+    names.forEach((name, i) => setTimeout(() => api.join(name, stream), i * spacingMs));
+  };
+
+  api.report = (name) => {
+    const p = api.players[name];
+    return {requested: p.requested, answered: p.answered, first: p.first, samples: p.samples,
+            error: p.error, handle: p.handle};
+  };
+
+  api.stopSampling = () => { for (const p of Object.values(api.players)) p.stopped = true; };
+  api.serverStats = (name) => {
+    const p = name === null ? api.pub : api.players[name];
+    return p.client.call('getStats', {handle: p.handle});
+  };
+  api.now = () => performance.now();
+  return api;
+})();
+"""
