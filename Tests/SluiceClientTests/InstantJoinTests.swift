@@ -119,10 +119,10 @@ final class JoinRecorder: PeerConnectionDelegate, @unchecked Sendable {
         expectClean(joined.recorder.now)
     }
 
-    /// A key frame older than the cache's 2 s starts nobody: the publisher is asked, and the
+    /// A key frame older than the cache's 3 s starts nobody: the publisher is asked, and the
     /// player starts on the fresh key frame.
     @Test func aKeyFrameOlderThanTheBoundIsNotUsed() async throws {
-        let joined = try await join(instantJoin: true, delay: 2.6)
+        let joined = try await join(instantJoin: true, delay: 3.6)
         #expect(joined.requestsAfter > joined.requestsBefore)
         #expect(joined.cacheStarts == 0)
         expectClean(joined.recorder.now)

@@ -2,7 +2,7 @@ import Testing
 @testable import SluiceMedia
 
 /// The key-frame cache's bounds: which key frame a layer's mark holds, and when it may still
-/// start a player (2 s, and its packets to the live edge within the retransmission buffer).
+/// start a player (3 s for a join, 1 s for a switch, and its packets to the live edge within the retransmission buffer).
 struct KeyFrameMarkTests {
     @Test func marksTheFirstPacketOfTheNewestKeyFrame() {
         var mark = KeyFrameMark()
@@ -33,19 +33,36 @@ struct KeyFrameMarkTests {
         #expect(mark.isUsable(now: 0))
     }
 
-    @Test func usableForTwoSecondsAndWhileItsPacketsFitTheBuffer() {
+    @Test func usableForThreeSecondsOneForASwitchAndWhileItsPacketsFitTheBuffer() {
         var mark = KeyFrameMark()
         mark.record(sequence: 65000, timestamp: 1, isKeyFrame: true, now: 1_000_000)
-        #expect(mark.isUsable(now: 1_000_000 + KeyFrameMark.maxAgeMicros))
-        #expect(!mark.isUsable(now: 1_000_001 + KeyFrameMark.maxAgeMicros))
+        #expect(mark.isUsable(now: 1_000_000 + KeyFrameMark.maxJoinAgeMicros))
+        #expect(!mark.isUsable(now: 1_000_001 + KeyFrameMark.maxJoinAgeMicros))
+        #expect(mark.isUsable(now: 1_000_000 + KeyFrameMark.maxSwitchAgeMicros, maxAgeMicros: KeyFrameMark.maxSwitchAgeMicros))
+        #expect(!mark.isUsable(now: 1_000_001 + KeyFrameMark.maxSwitchAgeMicros, maxAgeMicros: KeyFrameMark.maxSwitchAgeMicros))
         // 448 packets from the key frame to the live edge: the buffer (512) must still hold
         // the start while the catch-up walks.
         var span = KeyFrameMark()
         span.record(sequence: 65500, timestamp: 1, isKeyFrame: true, now: 0)
-        span.record(sequence: 65500 &+ UInt16(KeyFrameMark.maxSpan - 1), timestamp: 2, isKeyFrame: false, now: 0)
+        for step in 1..<KeyFrameMark.maxSpan {
+            span.record(sequence: 65500 &+ UInt16(step), timestamp: 2, isKeyFrame: false, now: 0)
+        }
         #expect(span.isUsable(now: 0))
         span.record(sequence: 65500 &+ UInt16(KeyFrameMark.maxSpan), timestamp: 3, isKeyFrame: false, now: 0)
         #expect(!span.isUsable(now: 0))
         #expect(KeyFrameMark.maxSpan < RetransmissionBuffer.slots)
+    }
+
+    /// A jump past the live edge (a layer a relay link stopped forwarding for a while, a burst
+    /// lost) leaves a hole the walk would cross: unusable until the next key frame.
+    @Test func aHoleAfterTheKeyFrameMakesItUnusableUntilTheNext() {
+        var mark = KeyFrameMark()
+        mark.record(sequence: 65500, timestamp: 1, isKeyFrame: true, now: 0)
+        mark.record(sequence: 65500 &+ KeyFrameMark.maxJump, timestamp: 2, isKeyFrame: false, now: 0)
+        #expect(mark.isUsable(now: 0))
+        mark.record(sequence: 65501 &+ 2 * KeyFrameMark.maxJump, timestamp: 3, isKeyFrame: false, now: 0)
+        #expect(!mark.isUsable(now: 0) && mark.broken)
+        mark.record(sequence: 65502 &+ 2 * KeyFrameMark.maxJump, timestamp: 4, isKeyFrame: true, now: 0)
+        #expect(mark.isUsable(now: 0) && !mark.broken)
     }
 }

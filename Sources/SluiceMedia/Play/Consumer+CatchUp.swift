@@ -9,7 +9,7 @@ extension Consumer {
     /// Starts the walk from `layer`'s cached key frame; false when there is none to start from.
     func startCatchUp(layer: Int, now: UInt64) -> Bool {
         guard let upstream, let video = parameters.video,
-              let mark = upstream.cachedKeyFrame(layer: layer, now: now) else { return false }
+              let mark = upstream.cachedKeyFrame(layer: layer, now: now, maxAgeMicros: cacheMaxAge) else { return false }
         if let refused = refusedCache, refused.layer == layer, refused.generation == mark.generation { return false }
         let layerKbps = upstream.measuredLayers.first { $0.index == layer }?.bitrateKbps ?? 0
         catchUp = CatchUp(layer: layer, from: mark, layerKbps: layerKbps, estimateKbps: feedback.bandwidthKbps,
@@ -71,6 +71,11 @@ extension Consumer {
         }
     }
 
+    /// A join may start from an older key frame than a switch or a resume (`KeyFrameMark`).
+    var cacheMaxAge: UInt64 {
+        sender.video?.packets ?? 0 == 0 ? KeyFrameMark.maxJoinAgeMicros : KeyFrameMark.maxSwitchAgeMicros
+    }
+
     func endCatchUp() {
         guard catchUpLayer >= 0 else { return }
         catchUp = nil
@@ -85,7 +90,8 @@ extension Consumer {
         if instantJoin {
             let target = forwarder.targetLayer
             let candidates = layer.map { $0...$0 } ?? (target != Int.max ? target...target : 0...7)
-            for candidate in candidates where upstream.cachedKeyFrame(layer: candidate, now: now) != nil { return }
+            for candidate in candidates
+            where upstream.cachedKeyFrame(layer: candidate, now: now, maxAgeMicros: cacheMaxAge) != nil { return }
         }
         upstream.requestKeyFrame(layer: layer)
     }

@@ -318,8 +318,8 @@ extension Router: StreamUpstream {
         return mark.generation > 0 ? mark : nil
     }
 
-    func cachedKeyFrame(layer: Int, now: UInt64) -> KeyFrameMark? {
-        guard source != nil, let mark = keyFrameMark(layer: layer), mark.isUsable(now: now),
+    func cachedKeyFrame(layer: Int, now: UInt64, maxAgeMicros: UInt64) -> KeyFrameMark? {
+        guard source != nil, let mark = keyFrameMark(layer: layer), mark.isUsable(now: now, maxAgeMicros: maxAgeMicros),
               storedPacket(layer: layer, sequence: mark.startSequence) != nil else { return nil }
         return mark
     }

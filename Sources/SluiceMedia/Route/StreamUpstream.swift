@@ -21,8 +21,8 @@ protocol StreamUpstream: AnyObject {
     /// Instant join: `layer`'s last key frame and the live edge, as the router saw them; nil
     /// before the first.
     func keyFrameMark(layer: Int) -> KeyFrameMark?
-    /// The same, only when it may start a player now (young enough, still stored).
-    func cachedKeyFrame(layer: Int, now: UInt64) -> KeyFrameMark?
+    /// The same, only when it may start a player now: at most `maxAgeMicros` old, still stored.
+    func cachedKeyFrame(layer: Int, now: UInt64, maxAgeMicros: UInt64) -> KeyFrameMark?
     /// A key frame of `layer`, or of every layer (nil).
     func requestKeyFrame(layer: Int?)
     /// The player's current or target layer changed, or its video went on or off: a relay
