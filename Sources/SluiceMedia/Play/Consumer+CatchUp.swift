@@ -30,6 +30,7 @@ extension Consumer {
 
     /// Sends what the pace allows now, from the buffer, up to the live edge; called for each
     /// live packet of the layer and on every worker tick while the walk lasts.
+    @inline(never)
     func continueCatchUp(now: UInt64) {
         guard var walk = catchUp, let upstream, let mark = upstream.keyFrameMark(layer: walk.layer) else {
             endCatchUp()
@@ -58,9 +59,9 @@ extension Consumer {
                                       to: walk.outTimestamp(lastOut: forwarder.videoLastOutTimestamp, now: now))
             }
             let (isKeyFrame, temporalLayer, vp8) = videoCodec.describe(UnsafeRawBufferPointer(packet.payload))
-            send(ForwardedPacket(packet: packet, kind: .video, layer: walk.layer, isKeyFrame: isKeyFrame,
-                                 temporalLayer: temporalLayer, vp8: vp8, clockRate: clockRate, audioLevel: nil, now: now),
-                 startsCatchUp: false)
+            sendCached(ForwardedPacket(packet: packet, kind: .video, layer: walk.layer, isKeyFrame: isKeyFrame,
+                                       temporalLayer: temporalLayer, vp8: vp8, clockRate: clockRate, audioLevel: nil,
+                                       now: now))
             walk.firstFrameSent(out: forwarder.videoLastOutTimestamp, now: now)
             walk.advance(size: bytes.count)
         }

@@ -135,12 +135,6 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             continueCatchUp(now: item.now)
             return
         }
-        send(item, startsCatchUp: true)
-    }
-
-    /// Decides and sends one packet, live or cached; only a live one may start a catch-up.
-    @inline(__always)
-    func send(_ item: borrowing ForwardedPacket, startsCatchUp: Bool) {
         let decision = forwarder.decide(item) { layer, timestamp in
             upstream?.captureMicros(layer: layer, timestamp: timestamp)
         }
@@ -148,9 +142,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         case .drop:
             return
         case .waitForKeyFrame(let layer):
-            guard startsCatchUp else { return }
-            if instantJoin && startCatchUp(layer: layer ?? item.layer, now: item.now) { return }
-            upstream?.requestKeyFrame(layer: layer)
+            keyFrameWanted(layer: layer, packetLayer: item.layer, now: item.now)
         case .forward(let rewrite):
             if let layerSwitch = rewrite.layerSwitch { layerSwitched(layerSwitch) }
             guard sender.send(item, rewrite) else { return }
@@ -158,6 +150,29 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
                 announcedPlaying = true
                 report(.playing(parameters.handle))
             }
+        }
+    }
+
+    /// The forwarder waits for a key frame: start from the cached one, or ask the publisher.
+    @inline(never)
+    private func keyFrameWanted(layer: Int?, packetLayer: Int, now: UInt64) {
+        if instantJoin && startCatchUp(layer: layer ?? packetLayer, now: now) { return }
+        upstream?.requestKeyFrame(layer: layer)
+    }
+
+    /// A cached packet of the catch-up: decided and sent like a live one, but what it waits for
+    /// starts nothing (the walk goes on to the live edge).
+    @inline(never)
+    func sendCached(_ item: borrowing ForwardedPacket) {
+        let decision = forwarder.decide(item) { layer, timestamp in
+            upstream?.captureMicros(layer: layer, timestamp: timestamp)
+        }
+        guard case .forward(let rewrite) = decision else { return }
+        if let layerSwitch = rewrite.layerSwitch { layerSwitched(layerSwitch) }
+        guard sender.send(item, rewrite) else { return }
+        if !announcedPlaying {
+            announcedPlaying = true
+            report(.playing(parameters.handle))
         }
     }
 
