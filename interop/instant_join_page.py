@@ -9,34 +9,14 @@ samples it every SAMPLE_MS: the tests read framesDecoded, keyFramesDecoded, free
 jitter buffer's cumulative delay and emitted count from those samples.
 """
 
+from page_parts import MAINTAIN_RESOLUTION_JS, OPEN_JS
+
 IJ_SCRIPT = r"""
 window.ij = (() => {
   const api = {players: {}, pub: null};
   const SAMPLE_MS = 250;
 
-  const open = (url) => new Promise((resolve, reject) => {
-    const ws = new WebSocket(url);
-    const client = {ws, nextId: 1, pending: new Map(), notes: []};
-    client.call = (method, params) => new Promise((res, rej) => {
-      const id = client.nextId++;
-      client.pending.set(id, {res, rej});
-      ws.send(JSON.stringify({jsonrpc: '2.0', id, method, params}));
-    });
-    ws.onopen = () => resolve(client);
-    ws.onerror = () => reject(new Error('websocket error'));
-    ws.onmessage = (ev) => {
-      const msg = JSON.parse(ev.data);
-      if (msg.id !== undefined && msg.id !== null && client.pending.has(msg.id)) {
-        const p = client.pending.get(msg.id);
-        client.pending.delete(msg.id);
-        if (msg.error) p.rej(new Error('rpc error ' + JSON.stringify(msg.error)));
-        else p.res(msg.result);
-      } else if (msg.method) {
-        client.notes.push({method: msg.method, params: msg.params || {}, at: performance.now()});
-      }
-    };
-  });
-
+""" + OPEN_JS + MAINTAIN_RESOLUTION_JS + r"""
   const gathered = (pc) => new Promise((resolve) => {
     if (pc.iceGatheringState === 'complete') return resolve();
     const timer = setTimeout(resolve, 3000);
@@ -64,11 +44,7 @@ window.ij = (() => {
     const transceiver = pc.addTransceiver(track, {direction: 'sendonly', streams: [media],
                                                    sendEncodings: [{maxBitrate: maxKbps * 1000}]});
     vp8Only(transceiver, 'video');
-    try {
-      const params = transceiver.sender.getParameters();
-      params.degradationPreference = 'maintain-resolution';
-      await transceiver.sender.setParameters(params);
-    } catch (e) {}
+    await maintainResolution(transceiver.sender);
     await pc.setLocalDescription(await pc.createOffer());
     await gathered(pc);
     const result = await client.call('publish', {stream, sdp: pc.localDescription.sdp});

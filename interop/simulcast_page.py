@@ -1,33 +1,13 @@
 """A page script for simulcast tests: one publisher with three encodings and any number of
 players, each its own RTCPeerConnection and signaling session, in one Chromium page."""
 
+from page_parts import MAINTAIN_RESOLUTION_JS, OPEN_JS
+
 SIMULCAST_SCRIPT = r"""
 window.sim = (() => {
   const api = {players: {}, pub: null};
 
-  const open = (url) => new Promise((resolve, reject) => {
-    const ws = new WebSocket(url);
-    const client = {ws, nextId: 1, pending: new Map(), notes: []};
-    client.call = (method, params) => new Promise((res, rej) => {
-      const id = client.nextId++;
-      client.pending.set(id, {res, rej});
-      ws.send(JSON.stringify({jsonrpc: '2.0', id, method, params}));
-    });
-    ws.onopen = () => resolve(client);
-    ws.onerror = () => reject(new Error('websocket error'));
-    ws.onmessage = (ev) => {
-      const msg = JSON.parse(ev.data);
-      if (msg.id !== undefined && msg.id !== null && client.pending.has(msg.id)) {
-        const p = client.pending.get(msg.id);
-        client.pending.delete(msg.id);
-        if (msg.error) p.rej(new Error('rpc error ' + JSON.stringify(msg.error)));
-        else p.res(msg.result);
-      } else if (msg.method) {
-        client.notes.push({method: msg.method, params: msg.params || {}, at: performance.now()});
-      }
-    };
-  });
-
+""" + OPEN_JS + MAINTAIN_RESOLUTION_JS + r"""
   // extra: more publish params (record: true).
   api.publish = async (url, stream, extra = {}) => {
     const client = await open(url);
@@ -42,11 +22,7 @@ window.sim = (() => {
       {rid: 'h', scaleResolutionDownBy: 2, maxBitrate: 700000},
       {rid: 'f', scaleResolutionDownBy: 1, maxBitrate: 2000000}]});
     // A busy machine must not shrink the layers (the tests read the widths): drop fps instead.
-    try {
-      const params = transceiver.sender.getParameters();
-      params.degradationPreference = 'maintain-resolution';
-      await transceiver.sender.setParameters(params);
-    } catch (e) {}
+    await maintainResolution(transceiver.sender);
     await pc.setLocalDescription(await pc.createOffer());
     const result = await client.call('publish', {stream, sdp: pc.localDescription.sdp, ...extra});
     await pc.setRemoteDescription({type: 'answer', sdp: result.sdp});
