@@ -25,14 +25,15 @@ window.ij = (() => {
     });
   });
 
-  const vp8Only = (transceiver, kind) => {
+  // One codec (VP8 unless named) and its retransmissions.
+  const only = (transceiver, kind, mime = 'video/VP8') => {
     const codecs = RTCRtpReceiver.getCapabilities(kind).codecs
-      .filter((c) => c.mimeType === 'video/VP8' || c.mimeType === 'video/rtx');
+      .filter((c) => c.mimeType === mime || c.mimeType === 'video/rtx');
     transceiver.setCodecPreferences(codecs);
   };
 
-  // The fake camera at width x height, one VP8 layer of at most maxKbps, no audio.
-  api.publish = async (url, stream, width, height, maxKbps) => {
+  // The fake camera at width x height, one layer (VP8 unless `mime`) of at most maxKbps, no audio.
+  api.publish = async (url, stream, width, height, maxKbps, mime = 'video/VP8') => {
     const client = await open(url);
     await client.call('connect', {appKey: 'defaultApp'});
     const media = await navigator.mediaDevices.getUserMedia(
@@ -43,7 +44,7 @@ window.ij = (() => {
     const pc = new RTCPeerConnection({iceServers: []});
     const transceiver = pc.addTransceiver(track, {direction: 'sendonly', streams: [media],
                                                    sendEncodings: [{maxBitrate: maxKbps * 1000}]});
-    vp8Only(transceiver, 'video');
+    only(transceiver, 'video', mime);
     await maintainResolution(transceiver.sender);
     await pc.setLocalDescription(await pc.createOffer());
     await gathered(pc);
@@ -85,11 +86,11 @@ window.ij = (() => {
   };
 
   // A session, connected, with a recvonly video offer ready: the join is its play request.
-  api.prepare = async (url, name) => {
+  api.prepare = async (url, name, mime = 'video/VP8') => {
     const client = await open(url);
     await client.call('connect', {appKey: 'defaultApp'});
     const pc = new RTCPeerConnection({iceServers: []});
-    vp8Only(pc.addTransceiver('video', {direction: 'recvonly'}), 'video');
+    only(pc.addTransceiver('video', {direction: 'recvonly'}), 'video', mime);
     await pc.setLocalDescription(await pc.createOffer());
     await gathered(pc);
     api.players[name] = {client, pc, handle: null, requested: null, answered: null, first: null,

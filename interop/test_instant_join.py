@@ -27,6 +27,8 @@ exactly JOIN_SPACING_MS apart on the page's clock.
   key frames the test controls (it sends one at the start and one per PLI or FIR: REMB is kept
   from its encoder, which would start again, on a key frame, at each new bitrate); its key
   frames are counted by the server (`video.keyFrames` of the publish handle).
+- `test_a_join_starts_from_the_cache_in_every_codec[vp9|h264|av1-on]`: a Chromium publisher in
+  that codec; the second of two joiners starts from the cache with no key frame more.
 - `test_join_after_an_old_key_frame[on]`: the publisher's last key frame is 10 s old (no player,
   and Chromium's VP8 sends no periodic key frame: checked over the wait), so nothing is cached;
   one player joins, the server asks for a key frame, and the player starts within a bound and
@@ -411,3 +413,58 @@ async def _old_key_frame(server, figures):
     assert not problems, "\n".join(problems)
     # Nothing was cached (the key frame was 10 s old): the server had to ask for one.
     assert after - before >= 1, f"the publisher encoded no key frame for the late joiner ({before} -> {after})"
+
+
+
+CODECS = {"vp9": "video/VP9", "h264": "video/H264", "av1": "video/AV1"}
+
+
+@pytest.mark.parametrize("instant_join", ["on"], indirect=True)
+@pytest.mark.parametrize("codec", list(CODECS))
+def test_a_join_starts_from_the_cache_in_every_codec(server, figures, instant_join, codec):
+    asyncio.run(_codec_join(server, figures, codec))
+
+
+async def _codec_join(server, figures, codec):
+    """The cache is codec-blind past `CodecKind.describe` (which packet opens a key frame): a
+    Chromium publisher in VP9, H264 or AV1 and two Chromium players in the same codec. The first
+    joiner may cost a key frame: a worker that relays the stream keeps only what it was handed
+    since its first player came, so a player there finds nothing older cached (docs/design.md,
+    "Instant join"). That key frame passes every worker's router; the second joiner, half a second
+    after the first decoded, starts from it (its `cacheStarts` is 1, the publisher encodes no key
+    frame more) and decodes from it on (`keyFramesDecoded` at least 1, no PLI, frames keep coming)."""
+    mime = CODECS[codec]
+    stream = f"instant-join-{codec}"
+    async with chromium_page() as page:
+        await page.evaluate(IJ_SCRIPT)
+        sendable = await page.evaluate(
+            "(m) => RTCRtpSender.getCapabilities('video').codecs.some((c) => c.mimeType === m)", mime)
+        if not sendable:
+            pytest.skip(f"this Chromium cannot send {mime}")
+        await page.evaluate("([url, stream, w, h, kbps, mime]) => window.ij.publish(url, stream, w, h, kbps, mime)",
+                            [server.ws_url, stream, WIDTH, HEIGHT, MAX_KBPS, mime])
+        await poll(page, "window.ij.publishing()", bool, 15, "streamStatus PUBLISHING")
+        await poll(page, "window.ij.outbound()", lambda o: o["framesEncoded"] > 0, 15, "a first encoded frame")
+        for name in ("a", "b"):
+            await page.evaluate("([url, name, mime]) => window.ij.prepare(url, name, mime)", [server.ws_url, name, mime])
+        await page.evaluate("([name, stream]) => window.ij.join(name, stream)", ["a", stream])
+        await _wait_first_frames(page, ["a"], FIRST_FRAME_TIMEOUT_S)
+        await asyncio.sleep(0.5)
+        before = (await page.evaluate("window.ij.outbound()"))["keyFramesEncoded"]
+        await page.evaluate("([name, stream]) => window.ij.join(name, stream)", ["b", stream])
+        report = (await _wait_first_frames(page, ["b"], FIRST_FRAME_TIMEOUT_S))["b"]
+        # A PLI the join caused would be answered by now, and the server's stats (a snapshot
+        # taken once a second) have seen the start.
+        await asyncio.sleep(2.5)
+        after = (await page.evaluate("window.ij.outbound()"))["keyFramesEncoded"]
+        starts, stats = await _cache_starts(page, ["a", "b"])
+        last = (await page.evaluate("(n) => window.ij.report(n)", "b"))["samples"][-1]
+        figures({"codec": codec, "serverCodec": stats["b"].get("video", {}).get("codec"),
+                 "joinMs": round(report["first"]["at"] - report["requested"], 1), "cacheStarts": starts,
+                 "keyFramesBefore": before, "keyFramesAfter": after, "first": report["first"], "last": last})
+        assert (stats["b"].get("video", {}).get("codec") or "").lower() == codec, stats["b"]
+        assert starts["b"] == 1, f"{codec}: the second join did not start from the cache: {stats['b']}"
+        assert after == before, f"{codec}: the publisher encoded {after - before} key frame(s) for the second join"
+        assert report["first"]["keyFramesDecoded"] >= 1, f"{codec}: the first decoded frame was no key frame: {report['first']}"
+        assert last["pliCount"] == 0, f"{codec}: the player asked for a key frame: {last}"
+        assert last["framesDecoded"] > report["first"]["framesDecoded"] + 10, f"{codec}: frames stopped: {last}"
