@@ -95,12 +95,8 @@ struct CatchUp: Equatable {
     /// first frame as has passed since it went, and always after the last one sent. So the
     /// player's jitter buffer sees each frame arrive on time (not seconds late, as its capture
     /// time would say) and plays the catch-up fast; and timestamps never go back.
-    mutating func outTimestamp(lastOut: Int64, now: UInt64) -> Int64 {
-        guard let start = startOutTimestamp else {
-            startOutTimestamp = lastOut
-            startMicros = now
-            return lastOut + 1
-        }
+    func outTimestamp(lastOut: Int64, now: UInt64) -> Int64 {
+        guard let start = startOutTimestamp else { return lastOut + 1 }
         let elapsed = now > startMicros ? Int64((now - startMicros) * UInt64(clockRate) / 1_000_000) : 0
         return max(lastOut + 1, start + elapsed)
     }

@@ -100,7 +100,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         packetState.initialize(to: PacketState(forwarder: Forwarder(
             audio: parameters.audio.map { _ in Forwarder.Track(enabled: constraints.audio) },
             video: video.map { _ in Forwarder.Track(enabled: constraints.video != nil) },
-            rewritesVP8: video.map { CodecKind($0.codecName) == .vp8 } ?? false)))
+            rewritesVP8: videoCodec == .vp8)))
         sender = RTPSender(transport: transport, audio: parameters.audio, video: video)
         feedback = PlayerFeedback(audioSSRC: parameters.audio?.localSSRC, videoSSRC: video?.localSSRC)
     }
@@ -144,12 +144,18 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
         case .waitForKeyFrame(let layer):
             keyFrameWanted(layer: layer, packetLayer: item.layer, now: item.now)
         case .forward(let rewrite):
-            if let layerSwitch = rewrite.layerSwitch { layerSwitched(layerSwitch) }
-            guard sender.send(item, rewrite) else { return }
-            if !announcedPlaying {
-                announcedPlaying = true
-                report(.playing(parameters.handle))
-            }
+            deliver(item, rewrite)
+        }
+    }
+
+    /// Sends a packet the forwarder passed, live or cached.
+    @inline(__always)
+    private func deliver(_ item: borrowing ForwardedPacket, _ rewrite: ForwardRewrite) {
+        if let layerSwitch = rewrite.layerSwitch { layerSwitched(layerSwitch) }
+        guard sender.send(item, rewrite) else { return }
+        if !announcedPlaying {
+            announcedPlaying = true
+            report(.playing(parameters.handle))
         }
     }
 
@@ -168,12 +174,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             upstream?.captureMicros(layer: layer, timestamp: timestamp)
         }
         guard case .forward(let rewrite) = decision else { return }
-        if let layerSwitch = rewrite.layerSwitch { layerSwitched(layerSwitch) }
-        guard sender.send(item, rewrite) else { return }
-        if !announcedPlaying {
-            announcedPlaying = true
-            report(.playing(parameters.handle))
-        }
+        deliver(item, rewrite)
     }
 
     private func layerSwitched(_ layerSwitch: LayerSwitch) {

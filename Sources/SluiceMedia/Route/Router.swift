@@ -82,6 +82,8 @@ final class Router {
 
     func attach(_ source: any StreamSource) {
         self.source = source
+        // A new publisher numbers its packets anew: nothing cached may start a player. (While
+        // there is none, `cachedKeyFrame` answers nil.)
         fanOut.pointee.keyFrames.removeAll()
         source.router = self
         measuredLayers = source.selectorLayers(now: MonotonicClock.nowMicros())
@@ -93,8 +95,6 @@ final class Router {
     func detach(_ source: any StreamSource) {
         guard self.source === source else { return }
         self.source = nil
-        // A later publisher numbers its packets anew: nothing cached may start a player.
-        fanOut.pointee.keyFrames.removeAll()
         source.router = nil
         measuredLayers = []
         for consumer in consumers { consumer.sourceChanged(present: false) }
