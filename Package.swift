@@ -130,7 +130,7 @@ let package = Package(
         .testTarget(name: "SluiceRTPTests", dependencies: ["SluiceRTP"], swiftSettings: swift5),
         .testTarget(name: "SluiceVocabularyTests", dependencies: ["SluiceVocabulary"], swiftSettings: swift5),
         .testTarget(name: "SluiceSDPTests", dependencies: ["SluiceSDP", "SluiceVocabulary"], resources: [.copy("Offers")], swiftSettings: swift5),
-        .testTarget(name: "SluiceTransportTests", dependencies: ["SluiceTransport", "SluiceVocabulary"], swiftSettings: swift5),
+        .testTarget(name: "SluiceTransportTests", dependencies: ["CShims", "SluiceTransport", "SluiceVocabulary"], swiftSettings: swift5),
         .testTarget(name: "SluiceMediaTests", dependencies: ["SluiceMedia", "SluiceVocabulary"], swiftSettings: swift5),
         .testTarget(name: "SluiceControlTests",
                     dependencies: ["SluiceControl", "SluiceMedia", "SluiceTransport", "SluiceVocabulary"],

@@ -4,14 +4,10 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include "CShims.h"
+#include "mmsg_batch.h"
 #include <stdlib.h>
 #include <string.h>
 
-struct sluice_mmsg_batch {
-    unsigned int slots;
-    struct mmsghdr *msgs;
-    struct iovec *iovs;
-};
 
 sluice_mmsg_batch *sluice_mmsg_batch_create(unsigned int slots) {
     sluice_mmsg_batch *b = calloc(1, sizeof(*b));
@@ -19,7 +15,10 @@ sluice_mmsg_batch *sluice_mmsg_batch_create(unsigned int slots) {
     b->slots = slots;
     b->msgs = calloc(slots, sizeof(struct mmsghdr));
     b->iovs = calloc(slots, sizeof(struct iovec));
-    if (!b->msgs || !b->iovs) { free(b->msgs); free(b->iovs); free(b); return NULL; }
+    if (!b->msgs || !b->iovs || sluice_segments_init(&b->segments, slots) != 0) {
+        free(b->msgs); free(b->iovs); sluice_segments_free(&b->segments); free(b);
+        return NULL;
+    }
     for (unsigned int i = 0; i < slots; i++) {
         b->msgs[i].msg_hdr.msg_iov = &b->iovs[i];
         b->msgs[i].msg_hdr.msg_iovlen = 1;
@@ -29,6 +28,7 @@ sluice_mmsg_batch *sluice_mmsg_batch_create(unsigned int slots) {
 
 void sluice_mmsg_batch_destroy(sluice_mmsg_batch *b) {
     if (!b) return;
+    sluice_segments_free(&b->segments);
     free(b->msgs); free(b->iovs); free(b);
 }
 

@@ -114,6 +114,7 @@ public final class MediaEngine: @unchecked Sendable {
             let worker = try MediaWorker(index: i, bindAddress: address, tcpBindAddress: tcpAddress,
                                          tcpOptions: config.tcpOptions)
             worker.log = config.workerLog
+            worker.segmentation = config.udpSegmentation
             workers.append(worker)
         }
         self.workers = workers

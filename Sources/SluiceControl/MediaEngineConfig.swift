@@ -18,6 +18,8 @@ public struct MediaEngineConfig: Sendable {
     public var iceConsentTimeoutSeconds: Int
     /// A publisher that sends no media for this long fails with "Failed by RTP activity"; 0: off.
     public var rtpTimeoutSeconds = 10
+    /// UDP GSO for the workers' send batches (`rtc.gso`); a kernel that refuses it turns it off.
+    public var udpSegmentation = true
     public var maxStreams: Int
     public var maxPlayersPerStream: Int
     /// `recording`: nil, recording is off and `record: true` is refused.

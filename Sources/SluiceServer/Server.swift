@@ -37,6 +37,7 @@ public final class Server {
             tcpBasePort: config.tcpPortOrNil.map { UInt16($0) },
             workerLog: Server.workerLog(level: level))
         mediaConfig.rtpTimeoutSeconds = config.rtpTimeoutSeconds
+        mediaConfig.udpSegmentation = config.udpSegmentation
         mediaConfig.recording = config.recording
         let recordingLog = Log(level: level, subsystem: "recording")
         mediaConfig.recorderLog = { line in recordingLog.info(line) }

@@ -68,7 +68,7 @@ import Testing
             players: [HandleStats(handle: "play-3", stream: "later", role: .play, audio: nil, video: nil)])
         let input = AdminMetrics.Input(version: "9.9", uptimeSeconds: 5, sessions: 3, streams: [view, waiting],
                                        appOf: { $0 == "s1" ? "my\"app" : nil },
-                                       workers: [(0, 10, 20, 1), (1, 0, 0, 0)],
+                                       workers: [(0, 10, 20, 1, 12), (1, 0, 0, 0, 0)],
                                        forwardDelays: [(0, [5, 3, 0, 0, 0, 0, 0, 0, 0, 2])],
                                        tcp: [AdminTCPMetrics.Worker(index: 1, open: 2, accepted: 5, refused: 1,
                                                                     closedForBadInput: 2, framesReceived: 300,
@@ -90,6 +90,7 @@ import Testing
             #"sluice_worker_datagrams_received_total{worker="0"} 10"#,
             #"sluice_worker_datagrams_sent_total{worker="0"} 20"#,
             #"sluice_worker_datagrams_dropped_total{worker="0"} 1"#,
+            #"sluice_worker_send_messages_total{worker="0"} 12"#,
             // Cumulative, as Prometheus buckets are.
             #"sluice_worker_forward_delay_datagrams_total{worker="0",le_us="25"} 5"#,
             #"sluice_worker_forward_delay_datagrams_total{worker="0",le_us="50"} 8"#,

@@ -23,6 +23,19 @@ size_t sluice_mmsg_len(const sluice_mmsg_batch *batch, unsigned int i);
 int sluice_recvmmsg(int fd, sluice_mmsg_batch *batch, unsigned int count);
 // Sends slots start..<start+count; returns how many were sent, or -1.
 int sluice_sendmmsg(int fd, sluice_mmsg_batch *batch, unsigned int start, unsigned int count);
+// Sends slots start..<start+count like sluice_sendmmsg, but datagrams to one address travel
+// together as UDP GSO messages (segmented_send.c). Returns how many datagrams were sent;
+// *dropped gets how many were not (a full socket, an unreachable peer), *messages how many
+// messages carried those sent.
+int sluice_sendmmsg_segmented(int fd, sluice_mmsg_batch *batch, unsigned int start, unsigned int count,
+                              unsigned int *dropped, unsigned int *messages);
+// Segmentation is on from creation; off when the kernel refused it (EIO) or when set off.
+void sluice_mmsg_set_segmentation(sluice_mmsg_batch *batch, int enabled);
+int sluice_mmsg_segmentation(const sluice_mmsg_batch *batch);
+// Segmented messages the kernel refused and that went out one datagram at a time.
+unsigned long sluice_mmsg_segmentation_refused(const sluice_mmsg_batch *batch);
+// Messages sent that carried more than one datagram.
+unsigned long sluice_mmsg_segmented_messages(const sluice_mmsg_batch *batch);
 
 // epoll and eventfd: glibc's epoll_event is packed on x86_64, so keep it on the C side.
 int sluice_epoll_create(void);

@@ -16,8 +16,9 @@ struct AdminMetrics {
         var streams: [StreamView]
         /// The app key of a publisher's session.
         var appOf: (SessionID) -> String?
-        /// (worker index, datagrams in, out, dropped).
-        var workers: [(index: Int, received: UInt64, sent: UInt64, dropped: UInt64)]
+        /// (worker index, datagrams in, out, dropped, and the send messages that carried the
+        /// datagrams out: fewer than those when UDP GSO joins them).
+        var workers: [(index: Int, received: UInt64, sent: UInt64, dropped: UInt64, messages: UInt64)]
         /// Per worker: datagrams per forward-delay bucket (ForwardDelayHistogram).
         var forwardDelays: [(index: Int, buckets: [UInt64])] = []
         /// Per worker: its ICE-TCP connections.
@@ -61,11 +62,15 @@ struct AdminMetrics {
         var dropped = PrometheusMetricFamily(name: "sluice_worker_datagrams_dropped_total",
                                              help: "Outgoing datagrams a media worker dropped (queue full or send error).",
                                              kind: .counter)
+        var messages = PrometheusMetricFamily(name: "sluice_worker_send_messages_total",
+                                              help: "UDP send messages a media worker sent; one UDP GSO message carries several datagrams.",
+                                              kind: .counter)
         for worker in input.workers {
             let labels = [(name: "worker", value: String(worker.index))]
             received.add(worker.received, labels: labels)
             sent.add(worker.sent, labels: labels)
             dropped.add(worker.dropped, labels: labels)
+            messages.add(worker.messages, labels: labels)
         }
         var delay = PrometheusMetricFamily(
             name: "sluice_worker_forward_delay_datagrams_total",
@@ -79,7 +84,7 @@ struct AdminMetrics {
                 delay.add(cumulative, labels: [("worker", String(worker.index)), ("le_us", bound)])
             }
         }
-        return [up, info, uptime, sessions, streams, players] + perStream.all + [received, sent, dropped, delay]
+        return [up, info, uptime, sessions, streams, players] + perStream.all + [received, sent, dropped, messages, delay]
             + AdminTCPMetrics.families(input.tcp) + AdminRelayMetrics.families(input.relay)
             + AdminLinkMetrics.families(input.links) + AdminDataChannelMetrics.families(input.dataChannels)
     }
@@ -88,10 +93,11 @@ struct AdminMetrics {
         workers.map { ($0.index, $0.forwardDelay.read()) }
     }
 
-    static func workerCounters(_ workers: [MediaWorker]) -> [(index: Int, received: UInt64, sent: UInt64, dropped: UInt64)] {
+    static func workerCounters(_ workers: [MediaWorker])
+        -> [(index: Int, received: UInt64, sent: UInt64, dropped: UInt64, messages: UInt64)] {
         workers.map { worker in
             (worker.index, worker.datagramsIn.load(ordering: .relaxed), worker.datagramsOut.load(ordering: .relaxed),
-             worker.datagramsDropped.load(ordering: .relaxed))
+             worker.datagramsDropped.load(ordering: .relaxed), worker.sendMessages.load(ordering: .relaxed))
         }
     }
 }

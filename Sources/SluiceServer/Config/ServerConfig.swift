@@ -65,6 +65,8 @@ public struct ServerConfig: Sendable {
     public var iceConsentTimeoutSeconds = 10
     /// `rtc.rtpTimeoutSeconds`: a publisher with no media for this long fails; 0: off.
     public var rtpTimeoutSeconds = 10
+    /// `rtc.gso`: datagrams to one player leave in UDP GSO messages (Linux UDP_SEGMENT).
+    public var udpSegmentation = true
     /// `rtc.turn`: TURN servers (coturn with use-auth-secret) whose credentials `connect` hands out.
     public var turnServers: [TURNServer] = []
     public var apps: [App] = [App(key: "defaultApp", hooksURL: nil, hooksSecret: nil, hooksTimeoutMs: 5000)]
@@ -129,7 +131,7 @@ public struct ServerConfig: Sendable {
         try parseTLS(try server.child("tls", known: ["certificate", "privateKey", "redirectPort"]), into: &config)
 
         let rtc = try top.child("rtc", known: ["bindAddress", "port", "tcpPort", "workers", "announcedAddresses",
-                                               "iceConsentTimeoutSeconds", "rtpTimeoutSeconds", "turn"])
+                                               "iceConsentTimeoutSeconds", "rtpTimeoutSeconds", "gso", "turn"])
         config.rtcBindAddress = try rtc.string("bindAddress", default: config.rtcBindAddress)
         try requireAddress(config.rtcBindAddress, key: "rtc.bindAddress")
         config.rtcPort = try rtc.int("port", default: config.rtcPort, range: 1...65535)
@@ -143,6 +145,7 @@ public struct ServerConfig: Sendable {
         }
         config.iceConsentTimeoutSeconds = try rtc.int("iceConsentTimeoutSeconds", default: config.iceConsentTimeoutSeconds, range: 1...300)
         config.rtpTimeoutSeconds = try rtc.int("rtpTimeoutSeconds", default: config.rtpTimeoutSeconds, range: 0...3600)
+        config.udpSegmentation = try rtc.bool("gso", default: config.udpSegmentation)
         if let turn = rtc.object["turn"] { config.turnServers = try TURNConfig.parse(turn, key: "rtc.turn") }
         if config.rtcPort + max(config.rtcWorkers, 1) - 1 > 65535 {
             throw ConfigError(key: "rtc.port", problem: "leaves no room for one port per worker")

@@ -5,6 +5,16 @@ import SluiceWire
 /// The worker's send queue: what transports send during a loop turn waits here, and goes out
 /// at the end of the receive batch in one `sendmmsg` per socket (ICE-TCP: `flushTCP`).
 extension MediaWorker {
+    /// Whether the UDP send batch goes out as UDP GSO messages (`rtc.gso`): on unless set off
+    /// or the kernel refused it. Set before `start`.
+    public var segmentation: Bool {
+        get { sluice_mmsg_segmentation(sendBatch) != 0 }
+        set {
+            sluice_mmsg_set_segmentation(sendBatch, newValue ? 1 : 0)
+            padsForSegmentation = newValue
+        }
+    }
+
     /// Queues pool buffer `buffer` (its first `length` bytes) on `path`: in the UDP batch, or
     /// framed into the TCP connection's queue (copied, so the buffer goes back at once). The
     /// worker owns the buffer from here and returns it to the pool after sending.
@@ -33,30 +43,43 @@ extension MediaWorker {
         queueSend(buffer: buffer, length: bytes.count, path: path)
     }
 
+    /// Writes a line when the kernel refused UDP GSO messages since the last check (they went
+    /// out one datagram at a time, so nothing was lost). Called once a second.
+    func reportRefusedSegmentation(now: UInt64) {
+        let refused = UInt64(sluice_mmsg_segmentation_refused(sendBatch))
+        guard refused > segmentationRefusalsReported else { return }
+        let count = refused - segmentationRefusalsReported
+        segmentationRefusalsReported = refused
+        padsForSegmentation = segmentation
+        writeLog("the kernel refused \(count) UDP GSO message(s); their datagrams went one by one"
+                 + (segmentation ? " (a path MTU below the segment size)" : "; GSO is off for this worker"), now: now)
+    }
+
     func flushSends() {
-        // One sendmmsg per run of datagrams leaving by the same socket (a server has one).
+        // One sendmmsg per run of datagrams leaving by the same socket (a server has one), in
+        // which datagrams to one address go together as UDP GSO messages (segmented_send.c).
         var start = 0
         var sent = 0
+        var messages = 0
         while start < sendCount {
             let socket = sendSockets[start]
             var end = start + 1
             while end < sendCount && sendSockets[end] == socket { end += 1 }
-            var next = start
-            while next < end {
-                let result = Int(sluice_sendmmsg(socket, sendBatch, UInt32(next), UInt32(end - next)))
-                if result <= 0 {
-                    // EAGAIN or an unreachable peer: drop the rest of the run rather than stall the loop.
-                    datagramsDropped.add(UInt64(end - next), ordering: .relaxed)
-                    break
-                }
-                next += result
-                sent += result
-            }
+            var dropped: UInt32 = 0
+            var runMessages: UInt32 = 0
+            sent += Int(sluice_sendmmsg_segmented(socket, sendBatch, UInt32(start), UInt32(end - start),
+                                                  &dropped, &runMessages))
+            messages += Int(runMessages)
+            if dropped > 0 { datagramsDropped.add(UInt64(dropped), ordering: .relaxed) }
             start = end
         }
-        if sent > 0 { datagramsOut.add(UInt64(sent), ordering: .relaxed) }
+        if sent > 0 {
+            datagramsOut.add(UInt64(sent), ordering: .relaxed)
+            sendMessages.add(UInt64(messages), ordering: .relaxed)
+        }
         for i in 0..<sendCount { pool.give(sendBuffers[i]) }
         sendCount = 0
+        flushes &+= 1
         if !tcp.flushList.isEmpty { flushTCP() }
     }
 }

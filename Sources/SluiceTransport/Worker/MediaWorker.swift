@@ -22,8 +22,10 @@ import Synchronization
 /// connection on a shared worker (`openSocket`), so the local socket tells them apart.
 public final class MediaWorker: @unchecked Sendable {
     public static let batchSize = 32
+    /// `recvmmsg` batches read before the send batch goes out.
+    static let receiveBatchesPerSend = 8
     /// Outgoing datagrams queued per loop turn before a forced flush.
-    static let sendQueueCapacity = 256
+    static let sendQueueCapacity = 1024
     /// Period of `tick` (DTLS timers, consent, RTCP reports).
     public static let tickMicros: UInt64 = 10_000
     /// epoll events taken per wait: enough for a client worker with a socket per connection.
@@ -97,6 +99,8 @@ public final class MediaWorker: @unchecked Sendable {
     public let datagramsIn = Atomic<UInt64>(0)
     public let datagramsOut = Atomic<UInt64>(0)
     public let datagramsDropped = Atomic<UInt64>(0)
+    /// UDP send messages: one per datagram, or one per UDP GSO run of datagrams.
+    public let sendMessages = Atomic<UInt64>(0)
     /// Receive-to-send time of the datagrams this worker handled.
     public let forwardDelay = ForwardDelayHistogram()
     private var nextDelayPublish: UInt64 = 0
@@ -111,6 +115,17 @@ public final class MediaWorker: @unchecked Sendable {
     var tcpAcceptPausedUntil: UInt64 = 0
     var nextTCPCheck: UInt64 = 0
     var logLimiter = WorkerLogLimiter()
+    /// When each receive batch of a turn arrived and how many datagrams it held, for
+    /// `forwardDelay` once the turn's send batch is out.
+    private let receiveTimes: UnsafeMutablePointer<UInt64>
+    private let receiveCounts: UnsafeMutablePointer<Int>
+    /// Send batches flushed so far: a transport tells by it whether its last datagram is still
+    /// in the batch (`SegmentPadding`).
+    var flushes: UInt64 = 0
+    /// Whether transports pad RTP for UDP GSO runs: while segmentation is on.
+    var padsForSegmentation = true
+    /// UDP GSO refusals already written to the log (`reportRefusedSegmentation`).
+    var segmentationRefusalsReported: UInt64 = 0
     /// Where the worker writes its few log lines (bad TCP input); set before `start`.
     public var log: (@Sendable (String) -> Void)?
 
@@ -148,6 +163,8 @@ public final class MediaWorker: @unchecked Sendable {
         }
 
         // Nothing below throws: what is allocated here is freed by deinit.
+        receiveTimes = .allocate(capacity: Self.receiveBatchesPerSend)
+        receiveCounts = .allocate(capacity: Self.receiveBatchesPerSend)
         tupleTable = .allocate(capacity: 1)
         tupleTable.initialize(to: [:])
         recvBatch = sluice_mmsg_batch_create(UInt32(Self.batchSize))
@@ -205,6 +222,8 @@ public final class MediaWorker: @unchecked Sendable {
         sluice_mmsg_batch_destroy(recvBatch)
         sluice_mmsg_batch_destroy(sendBatch)
         recvAddresses.deallocate()
+        receiveTimes.deallocate()
+        receiveCounts.deallocate()
         sendAddresses.deallocate()
         recvBuffers.deallocate()
         sendBuffers.deallocate()
@@ -353,6 +372,7 @@ public final class MediaWorker: @unchecked Sendable {
                 if after >= nextDelayPublish {
                     nextDelayPublish = after + 1_000_000
                     forwardDelay.publish()
+                    reportRefusedSegmentation(now: after)
                 }
             }
             inletBusy = inlet?.pump(now: MonotonicClock.nowMicros()) ?? false
@@ -375,10 +395,15 @@ public final class MediaWorker: @unchecked Sendable {
     }
 
     private func receiveBatches(socket: Int32) {
-        // Bounded, so that the inbox and timers get their turn under load.
-        for _ in 0..<8 {
+        // Reads until the socket is empty before sending: what arrived while the first batch
+        // was handled (the rest of a frame) then leaves in the same send batch, so the
+        // packets of a frame to one player travel as one UDP GSO message. The frame's last
+        // packet, which the player waits for, leaves no later than before. Bounded, so that
+        // the inbox and timers get their turn under load.
+        var batches = 0
+        while batches < Self.receiveBatchesPerSend {
             let received = sluice_recvmmsg(socket, recvBatch, UInt32(Self.batchSize))
-            guard received > 0 else { return }
+            guard received > 0 else { break }
             datagramsIn.add(UInt64(received), ordering: .relaxed)
             let now = MonotonicClock.nowMicros()
             for slot in 0..<Int(received) {
@@ -387,10 +412,15 @@ public final class MediaWorker: @unchecked Sendable {
                 let bytes = UnsafeMutableRawBufferPointer(start: pool.pointer(recvBuffers[slot]), count: length)
                 dispatch(bytes, from: DatagramTuple(socket: socket, remote: source), now: now)
             }
-            flushSends()
-            let sent = MonotonicClock.nowMicros()
-            forwardDelay.record(micros: sent > now ? sent - now : 0, datagrams: Int(received))
-            if received < Self.batchSize { return }
+            receiveTimes[batches] = now
+            receiveCounts[batches] = Int(received)
+            batches += 1
+        }
+        guard batches > 0 else { return }
+        flushSends()
+        let sent = MonotonicClock.nowMicros()
+        for i in 0..<batches {
+            forwardDelay.record(micros: sent > receiveTimes[i] ? sent - receiveTimes[i] : 0, datagrams: receiveCounts[i])
         }
     }
 
