@@ -25,6 +25,10 @@ public struct ReceivedStreamStats {
     public private(set) var keyFrames: UInt64 = 0
     public private(set) var lastKeyFrameSize: (width: Int, height: Int)?
     public private(set) var delay = DelayHistogram()
+    /// Packets stamped (sent by the publisher) before this time add no delay sample: set it to
+    /// when the player asked to play, so a catch-up from the key-frame cache is not counted as
+    /// forwarding delay. Same clock as the stamps (`MonotonicClock`); 0: every packet counts.
+    public var delayNotBefore: UInt64 = 0
     /// The first and newest extended sequence numbers of the current SSRC.
     public private(set) var firstSequence: Int64 = -1
     public private(set) var highestSequence: Int64 = -1
@@ -102,8 +106,10 @@ public struct ReceivedStreamStats {
     }
 
     private mutating func recordDelay(sent: UInt64, now: UInt64) {
-        // A probe from the future means another clock; it says nothing about delay.
-        guard now >= sent else { return }
+        // A probe from the future means another clock; it says nothing about delay. A packet
+        // the publisher sent before this player asked to play came from the server's
+        // key-frame cache (instant join): it is late by design, by its age in the cache.
+        guard now >= sent, sent >= delayNotBefore else { return }
         delay.record(micros: now - sent)
     }
 

@@ -63,6 +63,28 @@ struct ReceivedStreamStatsTests {
         #expect(stats.lastKeyFrameSize?.width == 160 && stats.lastKeyFrameSize?.height == 120)
         #expect(stats.delay.count == 1 && stats.delay.minMicros == 600)
     }
+
+    /// What the publisher sent before the player asked to play (the key-frame cache's
+    /// catch-up) is not forwarding delay.
+    @Test func packetsSentBeforeThePlayRequestAddNoDelay() throws {
+        var source = SyntheticVP8Source(.init(width: 160, height: 120))
+        let frame = try source.nextFrame(now: 0).unwrapped()
+        var stats = ReceivedStreamStats(codec: .vp8)
+        stats.delayNotBefore = 5_000
+        var bytes = [UInt8](repeating: 0, count: 1500)
+        for (sequence, sent, now) in [(UInt8(1), UInt64(1_000), UInt64(6_000)), (2, 5_000, 6_200), (3, 5_900, 6_300)] {
+            bytes.withUnsafeMutableBytes { raw in
+                let header: [UInt8] = [0x80, 96, 0, sequence, 0, 0, 0, 0, 0, 0, 0, 9]
+                raw.copyBytes(from: header)
+                let length = frame.writePacket(0, into: UnsafeMutableRawBufferPointer(rebasing: raw[12...]), sendTime: sent)
+                if let packet = RTPPacket(parsing: UnsafeMutableRawBufferPointer(rebasing: raw[0..<(12 + length)])) {
+                    stats.record(packet, now: now)
+                }
+            }
+        }
+        #expect(stats.packets == 3)
+        #expect(stats.delay.count == 2 && stats.delay.minMicros == 400 && stats.delay.maxMicros == 1_200)
+    }
 }
 
 struct DelayHistogramTests {

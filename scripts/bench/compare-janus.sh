@@ -11,6 +11,7 @@
 #
 #   scripts/bench/compare-janus.sh                       # 1 publisher x 40 players, 20 s
 #   PLAYERS=100 DURATION=30 scripts/bench/compare-janus.sh --simulcast off --audio on
+#   GSO=false PLAYERS=200 scripts/bench/compare-janus.sh     # Sluice without UDP GSO (rtc.gso)
 # Extra arguments go to both sluice-loadtest runs. Needs root (it installs Debian's janus when
 # missing) and `swift build -c release --product sluice --product sluice-loadtest`. Output:
 # artifacts/compare-janus/{sluice,janus}/ (result.json, report.html, server logs) and
@@ -22,6 +23,8 @@ cd "$repo"
 out="$repo/artifacts/compare-janus"
 players="${PLAYERS:-40}"
 seconds="${DURATION:-20}"
+gso="${GSO:-true}"
+[[ "$gso" == true || "$gso" == false ]] || { echo "compare-janus: GSO must be true or false"; exit 1; }
 janus_bin="${JANUS:-$(command -v janus || echo /usr/bin/janus)}"
 
 for tool in unshare ip python3; do
@@ -39,10 +42,10 @@ done
 rm -rf "$out"
 mkdir -p "$out"
 
-unshare -n bash -s -- "$out" "$players" "$seconds" "$janus_bin" "$@" <<'INNER'
+unshare -n bash -s -- "$out" "$players" "$seconds" "$janus_bin" "$gso" "$@" <<'INNER'
 set -uo pipefail
-out="$1" players="$2" seconds="$3" janus_bin="$4"
-shift 4
+out="$1" players="$2" seconds="$3" janus_bin="$4" gso="$5"
+shift 5
 ip link set lo up || exit 1
 ip link add lt-janus type veth peer name lt-peer || exit 1
 # libnice sends from its 127.0.0.2 socket through the veth, so the packets come back in on
@@ -80,7 +83,7 @@ mkdir -p "$out/sluice"
 cat > "$out/sluice/sluice.json" <<JSON
 {
   "server": {"host": "127.0.0.1", "port": $http_port},
-  "rtc": {"bindAddress": "127.0.0.1", "port": $rtc_port, "workers": 1, "announcedAddresses": ["127.0.0.1"]},
+  "rtc": {"bindAddress": "127.0.0.1", "port": $rtc_port, "workers": 1, "announcedAddresses": ["127.0.0.1"], "gso": $gso},
   "apps": [{"key": "defaultApp"}],
   "log": {"level": "warn"}
 }

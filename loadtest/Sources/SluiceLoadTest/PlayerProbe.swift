@@ -1,6 +1,7 @@
 import SluiceClient
 import SluiceTestMedia
 import SluiceRTP
+import SluiceWire
 import Synchronization
 
 /// What one player records, on its worker thread, for every RTP packet: sequence continuity,
@@ -20,9 +21,16 @@ public final class PlayerProbe: PeerConnectionDelegate, @unchecked Sendable {
         public var failure: String?
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
-    public init() {}
+    /// `playMicros`: when the player asks to play; what the publisher sent before that (the
+    /// server's key-frame cache, replayed at the join) adds no delay sample.
+    public init(playMicros: UInt64 = MonotonicClock.nowMicros()) {
+        var initial = State()
+        initial.video.delayNotBefore = playMicros
+        initial.audio.delayNotBefore = playMicros
+        state = Mutex(initial)
+    }
 
     public func peerConnection(_ connection: PeerConnection, didReceiveRTP packet: RTPPacket, kind: TrackKind?, now: UInt64) {
         state.withLock { s in
