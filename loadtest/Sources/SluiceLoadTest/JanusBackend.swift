@@ -182,6 +182,7 @@ final class JanusPlayer: LoadTestPlayer, @unchecked Sendable {
             configuration: .init(role: .play, audio: options.audio, video: options.video, loopbackOnly: true),
             worker: workers.next(), security: workers.security)
         connection.delegate = probe
+        probe.playing()
         self.connection = connection
         let answer = try await connection.acceptOffer(offer)
         _ = try await janus.request(handle: handle, body: ["request": "start"], jsep: JanusBackend.jsep("answer", answer))

@@ -21,15 +21,17 @@ public final class PlayerProbe: PeerConnectionDelegate, @unchecked Sendable {
         public var failure: String?
     }
 
-    private let state: Mutex<State>
+    private let state = Mutex(State())
 
-    /// `playMicros`: when the player asks to play; what the publisher sent before that (the
-    /// server's key-frame cache, replayed at the join) adds no delay sample.
-    public init(playMicros: UInt64 = MonotonicClock.nowMicros()) {
-        var initial = State()
-        initial.video.delayNotBefore = playMicros
-        initial.audio.delayNotBefore = playMicros
-        state = Mutex(initial)
+    public init() {}
+
+    /// The player asks to play now: what the publisher sent before (the server's key-frame
+    /// cache, replayed at the join) adds no delay sample.
+    public func playing(now: UInt64 = MonotonicClock.nowMicros()) {
+        state.withLock { s in
+            s.video.delayNotBefore = now
+            s.audio.delayNotBefore = now
+        }
     }
 
     public func peerConnection(_ connection: PeerConnection, didReceiveRTP packet: RTPPacket, kind: TrackKind?, now: UInt64) {

@@ -49,6 +49,7 @@ final class SluicePlayer: LoadTestPlayer, @unchecked Sendable {
                                  iceTransport: PublisherMedia.iceTransport(options)),
             worker: workers.next(), security: workers.security)
         connection.delegate = probe
+        probe.playing()
         self.connection = connection
         let answer = try await session.play(stream: streamName, sdp: connection.localDescription, constraints: constraints,
                                               wait: options.playWait ? true : nil)
