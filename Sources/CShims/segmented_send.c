@@ -72,11 +72,17 @@ unsigned long sluice_mmsg_segmented_messages(const sluice_mmsg_batch *b) { retur
 
 static int is_small(const struct msghdr *m) { return m->msg_iov[0].iov_len < SMALL_DATAGRAM; }
 
+// A multiplicative hash over the address's words (the packet path: a byte loop cost about
+// 60 instructions per datagram). IPv4: family, port and address are the first 8 bytes;
+// IPv6 adds the address's 16 bytes at offset 8.
 static uint32_t chain_hash(const struct msghdr *m) {
     const unsigned char *p = m->msg_name;
-    uint32_t h = 2166136261u ^ (uint32_t)is_small(m);   // FNV-1a over the address's bytes
-    for (socklen_t i = 0; i < m->msg_namelen; i++) h = (h ^ p[i]) * 16777619u;
-    return h;
+    uint64_t a, b = 0, c = 0;
+    memcpy(&a, p, 8);
+    if (m->msg_namelen >= 24) { memcpy(&b, p + 8, 8); memcpy(&c, p + 16, 8); }
+    uint64_t h = (a ^ (b * 0xC2B2AE3D27D4EB4Full) ^ (c * 0x165667B19E3779F9ull) ^ (uint64_t)is_small(m))
+                 * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(h >> 32);
 }
 
 static int same_chain(const struct msghdr *a, const struct msghdr *b) {
