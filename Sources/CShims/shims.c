@@ -55,11 +55,6 @@ int sluice_recvmmsg(int fd, sluice_mmsg_batch *b, unsigned int count) {
     return recvmmsg(fd, b->msgs, count, MSG_DONTWAIT, NULL);
 }
 
-int sluice_sendmmsg(int fd, sluice_mmsg_batch *b, unsigned int start, unsigned int count) {
-    if (start >= b->slots) return 0;
-    if (count > b->slots - start) count = b->slots - start;
-    return sendmmsg(fd, b->msgs + start, count, MSG_DONTWAIT);
-}
 
 #include <sys/epoll.h>
 #include <sys/eventfd.h>

@@ -21,10 +21,8 @@ void sluice_mmsg_set(sluice_mmsg_batch *batch, unsigned int i, void *buf, size_t
                      struct sockaddr_storage *addr);
 size_t sluice_mmsg_len(const sluice_mmsg_batch *batch, unsigned int i);
 int sluice_recvmmsg(int fd, sluice_mmsg_batch *batch, unsigned int count);
-// Sends slots start..<start+count; returns how many were sent, or -1.
-int sluice_sendmmsg(int fd, sluice_mmsg_batch *batch, unsigned int start, unsigned int count);
-// Sends slots start..<start+count like sluice_sendmmsg, but datagrams to one address travel
-// together as UDP GSO messages (segmented_send.c). Returns how many datagrams were sent;
+// Sends slots start..<start+count in sendmmsg calls, where datagrams to one address travel
+// together as UDP GSO messages (segmented_send.c; plain datagrams with segmentation off). Returns how many datagrams were sent;
 // *dropped gets how many were not (a full socket, an unreachable peer), *messages how many
 // messages carried those sent.
 int sluice_sendmmsg_segmented(int fd, sluice_mmsg_batch *batch, unsigned int start, unsigned int count,
