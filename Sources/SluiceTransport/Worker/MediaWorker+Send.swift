@@ -9,10 +9,7 @@ extension MediaWorker {
     /// or the kernel refused it. Set before `start`.
     public var segmentation: Bool {
         get { sluice_mmsg_segmentation(sendBatch) != 0 }
-        set {
-            sluice_mmsg_set_segmentation(sendBatch, newValue ? 1 : 0)
-            padsForSegmentation = newValue
-        }
+        set { sluice_mmsg_set_segmentation(sendBatch, newValue ? 1 : 0) }
     }
 
     /// Queues pool buffer `buffer` (its first `length` bytes) on `path`: in the UDP batch, or
@@ -50,7 +47,6 @@ extension MediaWorker {
         guard refused > segmentationRefusalsReported else { return }
         let count = refused - segmentationRefusalsReported
         segmentationRefusalsReported = refused
-        padsForSegmentation = segmentation
         writeLog("the kernel refused \(count) UDP GSO message(s); their datagrams went one by one"
                  + (segmentation ? " (a path MTU below the segment size)" : "; GSO is off for this worker"), now: now)
     }
@@ -79,7 +75,6 @@ extension MediaWorker {
         }
         for i in 0..<sendCount { pool.give(sendBuffers[i]) }
         sendCount = 0
-        flushes &+= 1
         if !tcp.flushList.isEmpty { flushTCP() }
     }
 }

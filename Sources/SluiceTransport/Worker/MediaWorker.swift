@@ -119,11 +119,6 @@ public final class MediaWorker: @unchecked Sendable {
     /// `forwardDelay` once the turn's send batch is out.
     private let receiveTimes: UnsafeMutablePointer<UInt64>
     private let receiveCounts: UnsafeMutablePointer<Int>
-    /// Send batches flushed so far: a transport tells by it whether its last datagram is still
-    /// in the batch (`SegmentPadding`).
-    var flushes: UInt64 = 0
-    /// Whether transports pad RTP for UDP GSO runs: while segmentation is on.
-    var padsForSegmentation = true
     /// UDP GSO refusals already written to the log (`reportRefusedSegmentation`).
     var segmentationRefusalsReported: UInt64 = 0
     /// Where the worker writes its few log lines (bad TCP input); set before `start`.

@@ -78,8 +78,6 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
     private let dtls: DTLSSession
     private var srtpIn: SRTPSession?
     private var srtpOut: SRTPSession?
-    /// Evens this transport's RTP datagrams in a batch out for UDP GSO (`sendRTP`).
-    private var segmentPadding = SegmentPadding()
     private var selected: MediaPath?
     /// Client role: where the checks go (UDP to the remote candidate, or our TCP connection).
     private let clientPath: MediaPath?
@@ -293,21 +291,13 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
             worker.pool.give(buffer)
             return
         }
-        let packet = worker.pool.pointer(buffer)
-        var length = length
-        if worker.padsForSegmentation, selected.kind == .udp, length >= 12 {
-            let count = segmentPadding.padding(length: length, first: packet.load(as: UInt8.self), batch: worker.flushes)
-            if count > 0, length + count + 64 <= PacketBufferPool.bufferSize {
-                length = SegmentPadding.pad(packet, length: length, count: count)
-            }
-        }
         var protectedLength = length
-        guard srtpOut.protectRTP(packet, length: &protectedLength, capacity: PacketBufferPool.bufferSize) else {
+        guard srtpOut.protectRTP(worker.pool.pointer(buffer), length: &protectedLength,
+                                 capacity: PacketBufferPool.bufferSize) else {
             srtpErrors += 1
             worker.pool.give(buffer)
             return
         }
-        segmentPadding.queued(plainLength: length, wireLength: protectedLength, batch: worker.flushes)
         worker.queueSend(buffer: buffer, length: protectedLength, path: selected)
     }
 
