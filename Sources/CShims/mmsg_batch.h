@@ -11,7 +11,6 @@
 struct sluice_segments {
     int enabled;                 // 0 once the kernel refused UDP_SEGMENT (EIO): plain sends from then on
     unsigned long refused;       // messages the kernel refused as segmented, resent one by one
-    unsigned long segmented;     // messages sent that carried more than one datagram
     struct mmsghdr *out;         // the messages actually sent: one per run of datagrams
     struct iovec *out_iovs;      // their pieces, in send order
     unsigned int *out_datagrams; // datagrams per message

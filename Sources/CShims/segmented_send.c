@@ -68,7 +68,6 @@ void sluice_segments_free(struct sluice_segments *s) {
 void sluice_mmsg_set_segmentation(sluice_mmsg_batch *b, int enabled) { b->segments.enabled = enabled; }
 int sluice_mmsg_segmentation(const sluice_mmsg_batch *b) { return b->segments.enabled; }
 unsigned long sluice_mmsg_segmentation_refused(const sluice_mmsg_batch *b) { return b->segments.refused; }
-unsigned long sluice_mmsg_segmented_messages(const sluice_mmsg_batch *b) { return b->segments.segmented; }
 
 static int is_small(const struct msghdr *m) { return m->msg_iov[0].iov_len < SMALL_DATAGRAM; }
 
@@ -191,10 +190,7 @@ int sluice_sendmmsg_segmented(int fd, sluice_mmsg_batch *b, unsigned int start, 
         int result = sendmmsg(fd, s->out + next, messages - next, MSG_DONTWAIT);
         if (result > 0) {
             *messages_sent += (unsigned int)result;
-            for (int i = 0; i < result; i++) {
-                sent += s->out_datagrams[next + i];
-                if (s->out_datagrams[next + i] > 1) s->segmented++;
-            }
+            for (int i = 0; i < result; i++) sent += s->out_datagrams[next + i];
             next += (unsigned int)result;
             continue;
         }

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 sluice_mmsg_batch *sluice_mmsg_batch_create(unsigned int slots) {
     sluice_mmsg_batch *b = calloc(1, sizeof(*b));
     if (!b) return NULL;
@@ -54,7 +53,6 @@ int sluice_recvmmsg(int fd, sluice_mmsg_batch *b, unsigned int count) {
         b->msgs[i].msg_hdr.msg_namelen = sizeof(struct sockaddr_storage);
     return recvmmsg(fd, b->msgs, count, MSG_DONTWAIT, NULL);
 }
-
 
 #include <sys/epoll.h>
 #include <sys/eventfd.h>

@@ -32,8 +32,6 @@ void sluice_mmsg_set_segmentation(sluice_mmsg_batch *batch, int enabled);
 int sluice_mmsg_segmentation(const sluice_mmsg_batch *batch);
 // Segmented messages the kernel refused and that went out one datagram at a time.
 unsigned long sluice_mmsg_segmentation_refused(const sluice_mmsg_batch *batch);
-// Messages sent that carried more than one datagram.
-unsigned long sluice_mmsg_segmented_messages(const sluice_mmsg_batch *batch);
 
 // epoll and eventfd: glibc's epoll_event is packed on x86_64, so keep it on the C side.
 int sluice_epoll_create(void);
