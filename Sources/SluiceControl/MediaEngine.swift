@@ -50,7 +50,7 @@ public final class MediaEngine: @unchecked Sendable {
     var recordings: [String: Recording] = [:]
     var nextRecording = 0
     /// Filled by the recorder thread.
-    private let recorderEvents = Mutex<[RecordingEvent]>([])
+    let recorderEvents = Mutex<[RecordingEvent]>([])
 
     /// Pre-call tests (MediaEngine+Precall.swift): handles bound to no stream.
     var precalls: [StreamHandle: PrecallEntry] = [:]
@@ -62,7 +62,7 @@ public final class MediaEngine: @unchecked Sendable {
     static let nextDataChannelScope = Atomic<Int>(1)
 
     // Filled by workers from their threads.
-    private let workerEvents = Mutex<[WorkerEvent]>([])
+    let workerEvents = Mutex<[WorkerEvent]>([])
     let statsBoard = StatsBoard()
 
     struct StreamEntry {
@@ -96,6 +96,10 @@ public final class MediaEngine: @unchecked Sendable {
         var announcedPlaying = false
         /// A player's own mute of what it receives.
         var playerMuted: Set<MediaKind> = []
+        /// The handle has an endpoint in the SCTP stack, which its end must close. Only such
+        /// handles send the stack a close: one for a handle it never saw would wait in its
+        /// inbox for good when no data channel ever started the stack's thread.
+        var dataChannels = false
     }
 
     public init(config: MediaEngineConfig) throws {
@@ -172,13 +176,13 @@ public final class MediaEngine: @unchecked Sendable {
         entry.publisher = handle
         entry.publisherTracks = (parameters.audio, parameters.video)
         streams[request.stream] = entry
+        let dataEndpoint = dataChannelEndpoint(dataChannel, policy: request.dataChannels, handle: handle,
+                                               session: request.session, stream: request.stream, role: .publish)
         handles[handle] = HandleEntry(session: request.session, stream: request.stream, role: .publish,
-                                      wait: false, worker: worker)
+                                      wait: false, worker: worker, dataChannels: dataEndpoint != nil)
         let media = workerStreams[worker]
         let constraints = request.constraints
         let caps = request.caps
-        let dataEndpoint = dataChannelEndpoint(dataChannel, policy: request.dataChannels, handle: handle,
-                                               session: request.session, stream: request.stream, role: .publish)
         workers[worker].execute {
             media.addPublisher(parameters, constraints: constraints, caps: caps)
             Self.openDataChannels(dataEndpoint, on: media, handle: handle)
@@ -216,13 +220,13 @@ public final class MediaEngine: @unchecked Sendable {
             if updated.remoteOrigin == nil { updated.remoteOrigin = remoteStreams?.originNode(of: request.stream) }
         }
         streams[request.stream] = updated
+        let dataEndpoint = dataChannelEndpoint(dataChannel, policy: request.dataChannels, handle: handle,
+                                               session: request.session, stream: request.stream, role: .play)
         handles[handle] = HandleEntry(session: request.session, stream: request.stream, role: .play,
-                                      wait: request.wait, worker: worker)
+                                      wait: request.wait, worker: worker, dataChannels: dataEndpoint != nil)
         let media = workerStreams[worker]
         let constraints = request.constraints
         let instantJoin = request.instantJoin
-        let dataEndpoint = dataChannelEndpoint(dataChannel, policy: request.dataChannels, handle: handle,
-                                               session: request.session, stream: request.stream, role: .play)
         workers[worker].execute {
             media.addPlayer(parameters, constraints: constraints, home: home, instantJoin: instantJoin)
             Self.openDataChannels(dataEndpoint, on: media, handle: handle)
@@ -393,9 +397,10 @@ public final class MediaEngine: @unchecked Sendable {
         let media = workerStreams[entry.worker]
         // The data channels close from the worker too, after the open it sent when it made the
         // transport (which may still be in its inbox).
+        let dataChannels = entry.dataChannels
         workers[entry.worker].execute {
             media.remove(handle)
-            SCTPStack.shared.close(handle)
+            if dataChannels { SCTPStack.shared.close(handle) }
         }
         statsBoard.remove(handle)
         let status: StreamStatus = info.hasPrefix("Failed") ? .failed
@@ -432,9 +437,10 @@ public final class MediaEngine: @unchecked Sendable {
                 handles[player] = nil
                 statsBoard.remove(player)
                 let media = workerStreams[playerEntry.worker]
+                let dataChannels = playerEntry.dataChannels
                 workers[playerEntry.worker].execute {
                     media.remove(player)
-                    SCTPStack.shared.close(player)
+                    if dataChannels { SCTPStack.shared.close(player) }
                 }
                 emitStatus(player, .unpublished, info: info, ends: true, entry: playerEntry)
             }

@@ -103,7 +103,26 @@ package final class WorkerStreams {
         precalls[parameters.handle] = probe
     }
 
+    /// The sizes of this worker's tables by handle and stream (worker thread), with its
+    /// loop's: a leak test's count, each back to its idle size when nothing is left.
+    package var tableSizes: [String: Int] {
+        var sizes = worker.tableSizes
+        sizes["streams.routers"] = routers.count
+        sizes["streams.producers"] = producers.count
+        sizes["streams.consumers"] = consumers.count
+        sizes["streams.links"] = links.count
+        sizes["streams.linkSockets"] = linkSockets.count
+        sizes["streams.recordingTaps"] = taps.count
+        sizes["streams.precalls"] = precalls.count
+        sizes["streams.relayIngresses"] = ingresses.count
+        sizes["streams.linkPacketCounters"] = linkPackets.liveCount
+        return sizes
+    }
+
     package func remove(_ handle: StreamHandle) {
+        // A stats snapshot this worker published after the engine dropped the handle's (its
+        // tick ran between the two) would stay on the board for good: drop it here too.
+        statsBoard?.remove(handle)
         if let probe = precalls.removeValue(forKey: handle) {
             worker.removeTickable(probe)
             probe.transport.close()

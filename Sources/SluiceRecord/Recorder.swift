@@ -27,6 +27,9 @@ public final class Recorder: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     /// Recorder-thread state.
     private var sessions: [RecordingSession] = []
+    /// Files open, as of the thread's last pass, plus starts not yet taken (a leak test's count).
+    private let openCount = Atomic<Int>(0)
+    public var openRecordings: Int { openCount.load(ordering: .relaxed) + inbox.withLock { $0.count } }
 
     static let pollMicros: UInt32 = 10_000
 
@@ -73,6 +76,7 @@ public final class Recorder: @unchecked Sendable {
                 events(.ended(id: session.id))
                 return true
             }
+            openCount.store(sessions.count, ordering: .relaxed)
             if stop { break }
             usleep(Self.pollMicros)
         }

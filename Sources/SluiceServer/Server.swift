@@ -78,10 +78,21 @@ public final class Server {
         AdminAPI(adminToken: config.adminToken, metricsToken: config.metricsToken, media: media, signaling: signaling).register(on: signaling.router)
         AdminCluster(adminToken: config.adminToken, member: cluster, redis: config.cluster?.redis,
                      links: { (media.linkViews, media.edgeLinks) }).register(on: signaling.router)
-        WHIPEndpoint(signaling: signaling).register(on: signaling.router)
-        PrecallEndpoint(signaling: signaling).register(on: signaling.router)
+        let whip = WHIPEndpoint(signaling: signaling)
+        whip.register(on: signaling.router)
+        let precall = PrecallEndpoint(signaling: signaling)
+        precall.register(on: signaling.router)
         AdminCalls(adminToken: config.adminToken, sessions: signaling.sessions).register(on: signaling.router)
         StaticFiles(root: config.webRoot).register(on: signaling.router)
+        let signaling = self.signaling
+        let cluster = self.cluster
+        AdminTables(adminToken: config.adminToken, sizes: { [weak whip, weak precall] in
+            var sizes = signaling.tableSizes.merging(media.tableSizes()) { a, _ in a }
+            sizes["whip.resources"] = whip?.resourceCount ?? 0
+            sizes["precall.resources"] = precall?.resourceCount ?? 0
+            sizes["cluster.claims"] = cluster?.claimedStreams.count ?? 0
+            return sizes
+        }).register(on: signaling.router)
     }
 
     /// "10.0.0.5:40000" -> "10.0.0.5"; "[::1]:40000" -> "::1".

@@ -31,6 +31,7 @@ import Testing
             "/api/v1/sessions": ["get"],
             "/api/v1/sessions/{id}": ["delete"],
             "/api/v1/cluster": ["get"],
+            "/api/v1/tables": ["get"],
         ]
         #expect(Set(paths.keys) == Set(expected.keys))
         for (path, methods) in expected {

@@ -34,6 +34,12 @@ public final class CallBook {
         self.makeCallID = makeCallID
     }
 
+    /// The sizes of the book's tables (a leak test's count; an ended call stays a minute).
+    public var tableSizes: [String: Int] {
+        ["calls.calls": calls.count, "calls.custom": customJSON.count, "calls.onlineUsers": online.count,
+         "calls.userOf": userOf.count, "calls.activeCalls": activeCalls.count, "calls.recentCalls": recentCalls.count]
+    }
+
     // MARK: Presence
 
     /// A session of `user` connected. A call of that user waiting for a lost device is taken

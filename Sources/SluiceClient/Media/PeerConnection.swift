@@ -281,12 +281,19 @@ public final class PeerConnection: @unchecked Sendable {
 
     /// Closes the transport (DTLS close_notify) and then its socket on a shared worker, or
     /// stops the worker when it is the connection's own.
-    public func close() {
+    public func close() { end(clean: true) }
+
+    /// Goes silent without a word, as a device that lost its network: the transport stops,
+    /// its socket closes and nothing is sent (no DTLS close_notify), so the server finds the
+    /// loss by its ICE consent timeout. For tests and the load tester; `close` is the clean end.
+    public func drop() { end(clean: false) }
+
+    private func end(clean: Bool) {
         let previous = stateValue.exchange(State.closed.rawValue, ordering: .acquiringAndReleasing)
         guard previous != State.closed.rawValue else { return }
         let done = DispatchSemaphore(value: 0)
         worker.execute {
-            self.transport?.close()
+            if clean { self.transport?.close() } else { self.transport?.abandon() }
             self.transport = nil
             self.worker.removeTickable(self)
             if !self.ownsWorker { self.worker.closeSocket(self.socket) }

@@ -33,6 +33,8 @@ public final class SCTPStack: @unchecked Sendable {
         case open(DataChannelEndpoint, SCTPInlet, WeakTransport, MediaWorker)
         case close(StreamHandle)
         case packet(Int, [UInt8])
+        /// A leak test's count of one scope's tables, answered on the stack's thread.
+        case count(Int, @Sendable ([String: Int]) -> Void)
     }
 
     struct WeakTransport { weak var transport: WebRTCTransport? }
@@ -58,7 +60,8 @@ public final class SCTPStack: @unchecked Sendable {
     private let wakeFD: Int32
     private let started = Mutex<Bool>(false)
     private let nextID = Atomic<Int>(1)
-    private let board = Mutex<[StreamHandle: [DataChannelStats]]>([:])
+    /// Each handle's channels as of the last pass, with its server's scope.
+    private let board = Mutex<[StreamHandle: (scope: Int, channels: [DataChannelStats])]>([:])
     private let logSink = Mutex<(@Sendable (String) -> Void)?>(nil)
 
     // The SCTP thread's own state.
@@ -97,13 +100,36 @@ public final class SCTPStack: @unchecked Sendable {
     }
 
     /// Ends the handle's association and channels (any thread; a handle without is ignored).
+    /// Before any `open` the stack's thread has not started and knows no handle: nothing to
+    /// close, and a command queued then would wait in the inbox for good.
     public func close(_ handle: StreamHandle) {
+        guard started.withLock({ $0 }) else { return }
         push(.close(handle))
+    }
+
+    /// The sizes of the stack's tables for `scope` (one server's), and its inbox (any thread;
+    /// waits for the stack's thread up to `timeout` seconds). A leak test's count: each is
+    /// back to its idle size when the scope has no data channel left.
+    public func tableSizes(scope: Int, timeout: Double = 2) -> [String: Int] {
+        let inboxCount = inbox.withLock { $0.count }
+        guard started.withLock({ $0 }) else {
+            return ["dataChannels.inbox": inboxCount]
+        }
+        let answer = Mutex<[String: Int]?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        push(.count(scope, { sizes in
+            answer.withLock { $0 = sizes }
+            done.signal()
+        }))
+        _ = done.wait(timeout: .now() + timeout)
+        var sizes = answer.withLock { $0 } ?? ["dataChannels.unanswered": 1]
+        sizes["dataChannels.inbox"] = inboxCount
+        return sizes
     }
 
     /// The handle's channels and their counters, as of the stack's last pass.
     public func stats(for handle: StreamHandle) -> [DataChannelStats] {
-        board.withLock { $0[handle] } ?? []
+        board.withLock { $0[handle]?.channels } ?? []
     }
 
     func deliver(_ id: Int, _ bytes: [UInt8]) {
@@ -184,6 +210,13 @@ public final class SCTPStack: @unchecked Sendable {
             }
             bytes.withUnsafeBytes { usrsctp_conninput(association.address, $0.baseAddress, $0.count, 0) }
             readable.insert(id)
+        case .count(let scope, let answer):
+            let mine = associations.values.filter { $0.endpoint.scope == scope }
+            answer(["dataChannels.associations": mine.count,
+                    "dataChannels.byHandle": mine.filter { byHandle[$0.endpoint.handle] != nil }.count,
+                    "dataChannels.groups": groups.keys.filter { $0.scope == scope }.count,
+                    "dataChannels.rateLimits": limits.keys.filter { $0.scope == scope }.count,
+                    "dataChannels.statsBoard": board.withLock { $0.values.filter { $0.scope == scope }.count }])
         }
     }
 
@@ -233,14 +266,14 @@ public final class SCTPStack: @unchecked Sendable {
     }
 
     private func publishStats() {
-        var changed: [(StreamHandle, [DataChannelStats])] = []
+        var changed: [(StreamHandle, Int, [DataChannelStats])] = []
         for association in associations.values where association.statsChanged {
             association.statsChanged = false
-            changed.append((association.endpoint.handle, association.channelStats))
+            changed.append((association.endpoint.handle, association.endpoint.scope, association.channelStats))
         }
         guard !changed.isEmpty else { return }
         board.withLock { board in
-            for (handle, stats) in changed { board[handle] = stats }
+            for (handle, scope, stats) in changed { board[handle] = (scope, stats) }
         }
     }
 }

@@ -39,6 +39,9 @@ package final class LinkPacketLedger: Sendable {
         }
     }
 
+    /// Live links counted (a leak test's count).
+    package var liveCount: Int { state.withLock { $0.live.count } }
+
     /// Every packet this worker's links sent, removed links included, and each live link's count.
     package func read() -> (total: UInt64, live: [StreamHandle: UInt64]) {
         state.withLock { state in

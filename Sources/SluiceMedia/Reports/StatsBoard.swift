@@ -20,6 +20,9 @@ package final class StatsBoard: @unchecked Sendable {
         entries.withLock { $0[handle] = nil }
     }
 
+    /// Handles with a snapshot (a leak test's count).
+    package var count: Int { entries.withLock { $0.count } }
+
     package func all() -> [HandleStats] {
         entries.withLock { Array($0.values) }
     }

@@ -277,6 +277,15 @@ enum AdminOpenAPI {
                     "401": {"$ref": "#/components/responses/Unauthorized"},
                     "403": {"$ref": "#/components/responses/Disabled"}}}
         },
+        "/api/v1/tables": {
+          "get": {"summary": "The size of every table kept per session, handle, stream, call, recording, pre-call test, data channel and link; each is back to its idle size when nothing is connected (names may change between versions)",
+                  "responses": {
+                    "200": {"description": "Sizes by owner and table",
+                            "content": {"application/json": {"schema": {"type": "object", "required": ["tables"],
+                              "properties": {"tables": {"type": "object", "additionalProperties": {"type": "integer"}}}}}}},
+                    "401": {"$ref": "#/components/responses/Unauthorized"},
+                    "403": {"$ref": "#/components/responses/Disabled"}}}
+        },
         "/api/v1/sessions/{id}": {
           "parameters": [{"$ref": "#/components/parameters/sessionId"}],
           "delete": {"summary": "Kick a session: its handles end with \"Stopped by session disconnect\", then session DISCONNECTED \"Disconnected by server\" and close 1000",

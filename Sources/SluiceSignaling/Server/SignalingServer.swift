@@ -87,6 +87,16 @@ public final class SignalingServer {
         Int((MonotonicClock.nowMicros() - startMicros) / 1_000_000)
     }
 
+    /// The sizes of the service thread's tables and the session layer's (service thread): a
+    /// leak test's count, each back to its idle size when nothing is connected.
+    public var tableSizes: [String: Int] {
+        var sizes = sessions.tableSizes
+        sizes["signaling.webSockets"] = webSockets.count
+        sizes["signaling.exchanges"] = exchanges.count
+        sizes["signaling.soon"] = soon.count
+        return sizes
+    }
+
     func health() -> JSONValue {
         ["status": "ok", "version": .string(config.serverVersion),
          "sessions": JSONValue(sessions.connectedSessionCount), "uptimeSeconds": JSONValue(uptimeSeconds)]

@@ -21,6 +21,9 @@ public struct PrecallPolicy: Sendable, Equatable {
 struct PrecallRateLimiter {
     private var starts: [String: [UInt64]] = [:]
 
+    /// Apps with a start in the window (a leak test's count).
+    var appCount: Int { starts.count }
+
     /// Whether the app may start one now; does not count it.
     mutating func allows(app: String, perMinute: Int, now: UInt64) -> Bool {
         let recent = (starts[app] ?? []).filter { now < $0 + 60_000_000 }

@@ -80,6 +80,24 @@ public final class SessionManager {
 
     public func session(withID id: SessionID) -> RPCSession? { connected[id] }
 
+    /// The sizes of the session layer's tables, its sessions' tables summed, and the call
+    /// book's (service thread): a leak test's count, each back to its idle size when the
+    /// sessions are gone.
+    public var tableSizes: [String: Int] {
+        var sizes = callBook.tableSizes
+        sizes["sessions.open"] = sessions.count
+        sizes["sessions.connected"] = connected.count
+        sizes["sessions.parked"] = parked.count
+        sizes["sessions.hookSubjects"] = hookSubjects.count
+        sizes["sessions.claimedNames"] = claimedNames.count
+        sizes["sessions.afterReply"] = afterReply.count
+        sizes["sessions.mediaCallEffects"] = mediaCallEffects.count
+        sizes["sessions.handles"] = sessions.values.reduce(0) { $0 + $1.handles.count }
+        sizes["sessions.handleCustom"] = sessions.values.reduce(0) { $0 + $1.hooks.handleCustom.count }
+        sizes["sessions.precallApps"] = precallRate.appCount
+        return sizes
+    }
+
     /// Whether the transport of `session` is still open (it is still this manager's).
     func isOpen(_ session: RPCSession) -> Bool { sessions[session.connectionID] === session }
 

@@ -375,6 +375,15 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
         delegate?.transport(self, didFail: failure)
     }
 
+    /// Stops all traffic and leaves the worker's tables without a word to the peer (no DTLS
+    /// close_notify), as a device that lost its network: the peer finds out by its consent
+    /// timeout. For a client's `PeerConnection.drop`. Idempotent.
+    public func abandon() {
+        guard state != .closed else { return }
+        stateStorage = .closed
+        worker.unregister(receiver: self)
+    }
+
     /// Stops all traffic and leaves the worker's tables. Idempotent.
     public func close() {
         guard state != .closed else { return }
