@@ -63,7 +63,8 @@ let staticFiles = StaticFiles(root: webRoot)
 let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD", "BREW"]
 let prefixes = ["/api/v1/streams/", "/api/v1/sessions/", "/whip/", "/whep/", "/metrics", "/health",
                 "/api/v1/openapi.json", "/", "/sdk/", "/whip/cam/", "/api/v1/streams/cam/", "/ws",
-                "/api/v1/recordings", "/api/v1/recordings/app/cam/", "/api/v1/streams/cam/record", "/api/v1/calls"]
+                "/api/v1/recordings", "/api/v1/recordings/app/cam/", "/api/v1/streams/cam/record", "/api/v1/calls",
+                "/api/v1/tables"]
 let contentTypes = ["application/json", "application/sdp", "application/trickle-ice-sdpfrag", "text/plain; charset=x"]
 
 @_cdecl("LLVMFuzzerTestOneInput")
