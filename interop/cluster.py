@@ -34,10 +34,12 @@ CLUSTER_SECRET = "interop-cluster-secret-0123456789"
 class RedisServer:
     """`redis-server` on 127.0.0.1:`port`, killed and restarted by the test."""
 
-    def __init__(self, directory: Path, log_path: Path, port: Optional[int] = None):
+    def __init__(self, directory: Path, log_path: Path, port: Optional[int] = None, password: Optional[str] = None):
+        """`password`: `requirepass`; the nodes' `cluster.redis` (`url`) and `command` carry it."""
         if not os.access(REDIS_BINARY, os.X_OK):
             raise RuntimeError(f"{REDIS_BINARY} is missing: scripts/install-deps.sh --test installs redis-server")
         self.port = port or _free_tcp_port()
+        self.password = password
         self.directory = directory
         self.log_path = log_path
         self.process: Optional[subprocess.Popen] = None
@@ -45,14 +47,16 @@ class RedisServer:
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}"
+        credentials = f":{self.password}@" if self.password else ""
+        return f"redis://{credentials}127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 10.0) -> None:
         assert self.process is None or self.process.poll() is not None, "redis-server is running already"
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen(
             [REDIS_BINARY, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "", "--appendonly", "no",
-             "--dir", str(self.directory), "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "notice"],
+             "--dir", str(self.directory), "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "notice"]
+            + (["--requirepass", self.password] if self.password else []),
             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         log.close()
         deadline = time.monotonic() + timeout
@@ -75,12 +79,12 @@ class RedisServer:
     def command(self, *args: str):
         """One command over a fresh connection; the reply decoded (str, int, None, list)."""
         with socket.create_connection(("127.0.0.1", self.port), timeout=2) as s:
-            parts = [f"*{len(args)}\r\n".encode()]
-            for arg in args:
-                data = arg.encode()
-                parts.append(b"$%d\r\n%s\r\n" % (len(data), data))
-            s.sendall(b"".join(parts))
-            return _read_reply(s.makefile("rb"))
+            reader = s.makefile("rb")
+            if self.password:
+                s.sendall(_command_bytes(("AUTH", self.password)))
+                _read_reply(reader)
+            s.sendall(_command_bytes(args))
+            return _read_reply(reader)
 
     def keys(self, pattern: str = "sluice:*") -> list[str]:
         return sorted(self.command("KEYS", pattern))
@@ -88,6 +92,14 @@ class RedisServer:
     def stream_record(self, name: str) -> Optional[dict]:
         value = self.command("GET", f"sluice:stream:{name}")
         return json.loads(value) if value is not None else None
+
+
+def _command_bytes(args) -> bytes:
+    parts = [f"*{len(args)}\r\n".encode()]
+    for arg in args:
+        data = arg.encode()
+        parts.append(b"$%d\r\n%s\r\n" % (len(data), data))
+    return b"".join(parts)
 
 
 def _read_reply(f):
@@ -237,12 +249,13 @@ class Cluster:
     def __init__(self, tmp_path: Path, name: str, count: int, overrides: Optional[dict] = None,
                  workers: int = 1, secret: Optional[str] = CLUSTER_SECRET,
                  secrets: Optional[dict[int, Optional[str]]] = None,
-                 node_overrides: Optional[dict[int, dict]] = None):
+                 node_overrides: Optional[dict[int, dict]] = None, redis_password: Optional[str] = None):
         """`secret` is every node's `cluster.secret` (None: no node has one); `secrets` maps a
         node's index to its own (None: that node has none), for tests of a wrong or missing one.
         `node_overrides` maps a node's index to config sections that replace `overrides`' (as
-        `{"apps": [...]}` with a hooks url of that node's own)."""
-        self.redis = RedisServer(tmp_path / "redis", ARTIFACTS / f"cluster-{name}-redis.log")
+        `{"apps": [...]}` with a hooks url of that node's own). `redis_password`: Redis wants
+        it (`requirepass`), and every node's `cluster.redis` carries it."""
+        self.redis = RedisServer(tmp_path / "redis", ARTIFACTS / f"cluster-{name}-redis.log", password=redis_password)
         self.nodes: list[ClusterNode] = []
         self.extra: list[ClusterNode] = []
         self.tmp_path = tmp_path

@@ -46,6 +46,14 @@ public final class RedisConnection {
             throw .connection("set the command timeout: \(why)")
         }
         context = made
+        if let password = url.password {
+            // On every (re)connect: a Redis that restarted knows no earlier AUTH.
+            let reply = try command(url.user.map { ["AUTH", $0, password] } ?? ["AUTH", password])
+            guard reply == .status("OK") else {
+                close()
+                throw .authentication(Self.authProblem(reply))
+            }
+        }
         if url.database != 0 {
             let reply = try command(["SELECT", String(url.database)])
             guard reply == .status("OK") else {
@@ -143,6 +151,29 @@ public final class RedisConnection {
         default:
             throw .unexpected("a reply of hiredis type \(r.type)")
         }
+    }
+
+    /// Connects, authenticates and pings once: nil when Redis answered, the error otherwise.
+    /// `.authentication` means the config's credentials will never do (a wrong password, or
+    /// none for a Redis that wants one); anything else may pass (Redis not up yet).
+    public static func probe(_ url: RedisURL, timeoutMs: Int = 1000) -> RedisError? {
+        let connection = RedisConnection(url: url, connectTimeoutMs: timeoutMs, commandTimeoutMs: timeoutMs)
+        defer { connection.close() }
+        do throws(RedisError) {
+            let reply = try connection.command(["PING"])
+            if case .error(let message) = reply {
+                return message.hasPrefix("NOAUTH") || message.hasPrefix("WRONGPASS") ? .authentication(message) : .reply(message)
+            }
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Redis's words for a refused AUTH (they never hold the password), or the reply's kind.
+    static func authProblem(_ reply: RedisReply) -> String {
+        if case .error(let message) = reply { return message }
+        return "AUTH answered \(reply.kindDescription)"
     }
 
     private static func errorText(_ context: UnsafeMutablePointer<redisContext>) -> String {

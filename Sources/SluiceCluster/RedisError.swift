@@ -5,6 +5,9 @@ public enum RedisError: Error, Equatable, CustomStringConvertible {
     case connection(String)
     /// Redis answered with an error reply (the connection is fine).
     case reply(String)
+    /// Redis refused this node's credentials, or wants some it was not given (`WRONGPASS`,
+    /// `NOAUTH`): no command will succeed until the config changes. The connection is closed.
+    case authentication(String)
     /// Redis answered, but not in the shape the caller needs (a wrong type, a value that is
     /// not ours): the data is junk, the connection is fine.
     case unexpected(String)
@@ -13,6 +16,7 @@ public enum RedisError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .connection(let why): return "Redis connection: \(why)"
         case .reply(let message): return "Redis error: \(message)"
+        case .authentication(let message): return "Redis refused the credentials of cluster.redis: \(message)"
         case .unexpected(let what): return "unexpected Redis answer: \(what)"
         }
     }

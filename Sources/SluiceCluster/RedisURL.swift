@@ -1,5 +1,8 @@
-/// Where Redis is: `redis://host[:port][/db]` (`cluster.redis`). No password or TLS yet, so a
-/// URL with user info or another scheme is refused rather than half-honoured.
+/// Where Redis is and who Sluice is there: `redis://[[user]:password@]host[:port][/db]`
+/// (`cluster.redis`). The user and password (percent-encoded where they hold `:`, `@`, `/` or
+/// `%`) are sent with `AUTH` on every connection; no TLS (hiredis 0.14 has none), so a
+/// `rediss://` URL is refused rather than half-honoured. The password is never printed:
+/// `description` shows `***` in its place, and every error and log line uses `description`.
 public struct RedisURL: Sendable, Equatable, CustomStringConvertible {
     public static let defaultPort = 6379
 
@@ -7,14 +10,20 @@ public struct RedisURL: Sendable, Equatable, CustomStringConvertible {
     public var port: Int
     /// The logical database (`SELECT`), 0 unless the path names one.
     public var database: Int
+    /// An ACL user (Redis 6); nil sends `AUTH password` alone (the `default` user).
+    public var user: String?
+    public var password: String?
 
     static let hostCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_")
     static let ipv6Characters = Set("0123456789abcdefABCDEF:.")
 
-    public init(host: String, port: Int = RedisURL.defaultPort, database: Int = 0) {
+    public init(host: String, port: Int = RedisURL.defaultPort, database: Int = 0, user: String? = nil,
+                password: String? = nil) {
         self.host = host
         self.port = port
         self.database = database
+        self.user = user
+        self.password = password
     }
 
     public struct ParseError: Error, Equatable, CustomStringConvertible {
@@ -27,8 +36,10 @@ public struct RedisURL: Sendable, Equatable, CustomStringConvertible {
         let scheme = "redis://"
         guard text.hasPrefix(scheme) else {
             let given = text.split(separator: ":", maxSplits: 1).first.map(String.init) ?? text
+            // Never echo what may hold a password.
             throw ParseError(problem: text.contains("://")
-                ? "must be a redis:// URL, not a \(given): one"
+                ? "must be a redis:// URL, not a \(given): one" + (given == "rediss" ? " (hiredis 0.14 has no TLS; see docs/cluster.md)" : "")
+                : text.contains("@") ? "must be a redis://user:password@host:port/db URL"
                 : "must be a redis://host:port/db URL, not \"\(text)\"")
         }
         var rest = Substring(text.dropFirst(scheme.count))
@@ -37,8 +48,11 @@ public struct RedisURL: Sendable, Equatable, CustomStringConvertible {
             databasePart = rest[rest.index(after: slash)...]
             rest = rest[..<slash]
         }
-        if rest.contains("@") {
-            throw ParseError(problem: "has a user or password, which Sluice does not send (use a Redis on a private address)")
+        user = nil
+        password = nil
+        if let at = rest.lastIndex(of: "@") {
+            (user, password) = try Self.credentials(rest[..<at])
+            rest = rest[rest.index(after: at)...]
         }
         if rest.contains("?") || databasePart?.contains("?") == true {
             throw ParseError(problem: "has query options, which Sluice does not know")
@@ -86,8 +100,44 @@ public struct RedisURL: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// `user:password`, `:password` or `password`-less `user:`; each part percent-decoded.
+    private static func credentials(_ text: Substring) throws(ParseError) -> (String?, String?) {
+        guard let colon = text.firstIndex(of: ":") else {
+            throw ParseError(problem: "has user info without a password; write redis://user:password@host or redis://:password@host")
+        }
+        let user = try decode(text[..<colon], "user")
+        let password = try decode(text[text.index(after: colon)...], "password")
+        guard !password.isEmpty else { throw ParseError(problem: "has an empty password") }
+        return (user.isEmpty ? nil : user, password)
+    }
+
+    /// Percent-decodes one part; the error names the part, never its value.
+    private static func decode(_ text: Substring, _ part: String) throws(ParseError) -> String {
+        var bytes: [UInt8] = []
+        var utf8 = Array(text.utf8)[...]
+        while let byte = utf8.popFirst() {
+            if byte == UInt8(ascii: "%") {
+                guard utf8.count >= 2, let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) else {
+                    throw ParseError(problem: "has a bad %-escape in its \(part)")
+                }
+                bytes.append(value)
+                utf8 = utf8.dropFirst(2)
+            } else if byte < 0x21 || byte == 0x7F || byte == UInt8(ascii: "/") {
+                throw ParseError(problem: "has a space, control byte or / in its \(part) (percent-encode it)")
+            } else {
+                bytes.append(byte)
+            }
+        }
+        guard let decoded = String(validating: bytes, as: UTF8.self), !decoded.contains(where: { $0.isNewline }) else {
+            throw ParseError(problem: "has a \(part) that is not UTF-8 text on one line")
+        }
+        return decoded
+    }
+
+    /// The URL with the password shown as `***`: what logs, errors and the admin API print.
     public var description: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
-        return "redis://\(shownHost):\(port)/\(database)"
+        let credentials = password == nil ? "" : "\(user ?? ""):***@"
+        return "redis://\(credentials)\(shownHost):\(port)/\(database)"
     }
 }

@@ -23,6 +23,13 @@ public final class Server {
     let callLog: CallLogDatabase?
 
     public init(config: ServerConfig) throws {
+        // Before any socket is bound: credentials Redis refuses will never do, so the node
+        // stops with Redis's words and never the password. A Redis that is not up yet is the
+        // heartbeat's to wait for.
+        if let url = config.cluster?.redis, case .authentication(let why)? = RedisConnection.probe(url) {
+            throw ConfigError(key: "cluster.redis", problem: "Redis at \(url) refused this node: \(why)"
+                              + (url.password == nil ? " (give the password as redis://user:password@host:port/db)" : ""))
+        }
         self.config = config
         let level = Log.Level(name: config.logLevel) ?? .info
         log = Log(level: level, subsystem: "server")

@@ -9,26 +9,29 @@ final class RedisServerFixture {
     static let binary = "/usr/bin/redis-server"
     let port: Int
     let directory: URL
+    /// `requirepass`: clients must AUTH with it (`url` carries it).
+    let password: String?
     private var process: Process?
 
     /// Skips the test (not fails) only when redis-server is not installed; CI installs it
     /// (scripts/install-deps.sh --test).
-    static func start(port: Int? = nil) throws -> RedisServerFixture {
+    static func start(port: Int? = nil, password: String? = nil) throws -> RedisServerFixture {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw XCTSkip("\(binary) is not installed (apt-get install redis-server, or scripts/install-deps.sh --test)")
         }
-        let fixture = try RedisServerFixture(port: port ?? freePort())
+        let fixture = try RedisServerFixture(port: port ?? freePort(), password: password)
         try fixture.launch()
         return fixture
     }
 
-    private init(port: Int) throws {
+    private init(port: Int, password: String?) throws {
         self.port = port
+        self.password = password
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-redis-\(getpid())-\(port)-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
-    var url: RedisURL { RedisURL(host: "127.0.0.1", port: port) }
+    var url: RedisURL { RedisURL(host: "127.0.0.1", port: port, password: password) }
 
     func connection() -> RedisConnection { RedisConnection(url: url, connectTimeoutMs: 500, commandTimeoutMs: 1000) }
 
@@ -37,6 +40,7 @@ final class RedisServerFixture {
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = ["--bind", "127.0.0.1", "--port", String(port), "--save", "", "--appendonly", "no",
                              "--dir", directory.path, "--daemonize", "no", "--loglevel", "warning", "--protected-mode", "yes"]
+            + (password.map { ["--requirepass", $0] } ?? [])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

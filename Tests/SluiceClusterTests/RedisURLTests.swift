@@ -22,7 +22,11 @@ final class RedisURLTests: XCTestCase {
             ("redis://host:abc", "has port \"abc\""),
             ("redis://host:6379/x", "has database \"x\""),
             ("redis://host:6379/-1", "has database \"-1\""),
-            ("redis://user:pw@host:6379", "has a user or password"),
+            ("redis://user@host:6379", "has user info without a password"),
+            ("redis://user:@host:6379", "has an empty password"),
+            ("redis://u:p%zz@host:6379", "has a bad %-escape in its password"),
+            ("redis://u:p w@host:6379", "in its password"),
+            ("rediss://u:secret@host:6379", "hiredis 0.14 has no TLS"),
             ("redis://host:6379/0?timeout=1", "has query options"),
             ("redis://[::1:6379", "without its closing ]"),
             ("redis://x::1]:6380/2", "has host \"x::1]\""),
@@ -34,7 +38,19 @@ final class RedisURLTests: XCTestCase {
             XCTAssertThrowsError(try RedisURL(parsing: text), text) { error in
                 let problem = (error as? RedisURL.ParseError)?.problem ?? "\(error)"
                 XCTAssertTrue(problem.contains(expected), "\(text): \(problem)")
+                XCTAssertFalse(problem.contains("secret") || problem.contains("p w"), "the password is never echoed: \(problem)")
             }
         }
+    }
+
+    func testTakesAUserAndPasswordAndNeverPrintsThePassword() throws {
+        let acl = try RedisURL(parsing: "redis://sluice:s3cr%40t%3A%2F@10.0.0.9:6380/1")
+        XCTAssertEqual(acl, RedisURL(host: "10.0.0.9", port: 6380, database: 1, user: "sluice", password: "s3cr@t:/"))
+        XCTAssertEqual(acl.description, "redis://sluice:***@10.0.0.9:6380/1")
+        let plain = try RedisURL(parsing: "redis://:hunter2@127.0.0.1")
+        XCTAssertNil(plain.user)
+        XCTAssertEqual(plain.password, "hunter2")
+        XCTAssertEqual(plain.description, "redis://:***@127.0.0.1:6379/0")
+        XCTAssertFalse("\(plain)".contains("hunter2"))
     }
 }
