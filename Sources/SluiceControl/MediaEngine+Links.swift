@@ -118,7 +118,8 @@ extension MediaEngine {
     func remoteCodecs(of stream: String) throws(MediaError) -> StreamCodecs? {
         guard let remoteStreams else { return nil }
         guard remoteStreams.available else { throw .clusterUnavailable }
-        return remoteStreams.codecs(of: stream)
+        // Published on its origin less than a heartbeat ago, a stream is not cached here yet.
+        return remoteStreams.codecs(of: stream) ?? remoteStreams.lookUp(stream)
     }
 
     /// What a player's answer needs of a remote publisher's tracks: its codecs.

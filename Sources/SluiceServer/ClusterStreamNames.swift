@@ -14,8 +14,10 @@ import SluiceSignaling
 /// changed: the players of a dead origin are told without waiting for the next tick.
 ///
 /// A publish's codecs go into its claim's record (docs/cluster.md, "Relay links"), for other
-/// nodes to answer their players before a link is up: handed to the member, which writes them
-/// with its next refresh, so the signaling thread never waits for Redis.
+/// nodes to answer their players before a link is up: written when the publish is answered,
+/// on the member's claim lane (one command, bounded like the claim itself), so the record has
+/// them before the publisher's `PUBLISHING`: a play on any node right after it finds them.
+/// When Redis is slow or away, the member writes them with its next refresh instead.
 final class ClusterStreamNames: StreamNameRegistry {
     private let member: ClusterMember
     private let workers: Int
@@ -70,10 +72,11 @@ final class ClusterStreamNames: StreamNameRegistry {
         }
     }
 
-    /// True when the engine knew the codecs and they went to the member.
+    /// True when the engine knew the codecs and they went to the member (into Redis at once
+    /// when it answers, else with the next refresh).
     private func publishCodecs(of stream: String) -> Bool {
         guard let codecs = media.codecs(of: stream) else { return false }
-        member.setCodecs(ClusterRemoteStreams.recordCodecs(codecs), ofStream: stream)
+        member.writeCodecs(ClusterRemoteStreams.recordCodecs(codecs), ofStream: stream)
         return true
     }
 

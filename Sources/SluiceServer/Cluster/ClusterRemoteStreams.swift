@@ -3,6 +3,7 @@ import SluiceCluster
 import SluiceControl
 import SluiceJSON
 import SluiceSignaling
+import SluiceWire
 import Synchronization
 
 /// The engine's `RemoteStreams` over this node's `ClusterMember` (docs/cluster.md, "Relay
@@ -21,6 +22,10 @@ final class ClusterRemoteStreams: RemoteStreams, @unchecked Sendable {
     /// The links URL of each open link's origin, so a close still reaches it after the stream's
     /// record is gone (the origin's publisher ended, or Redis went away).
     private let linkOrigins = Mutex<[String: String]>([:])
+    /// Streams `lookUp` read from Redis that the cached snapshot did not list yet, until a
+    /// snapshot has had the time to list them (`freshMicros`).
+    private let fresh = Mutex<[String: (record: StreamRecord, node: NodeRecord, until: UInt64)]>([:])
+    static let freshMicros: UInt64 = 3_000_000
 
     init(member: ClusterMember, secret: String, timeoutMs: Int = 2000, caFile: String? = nil) {
         self.member = member
@@ -37,17 +42,39 @@ final class ClusterRemoteStreams: RemoteStreams, @unchecked Sendable {
         return origin.record.codecs.flatMap(Self.streamCodecs)
     }
 
+    func lookUp(_ stream: String) -> StreamCodecs? {
+        guard let found = try? member.lookup(stream: stream), found.record.node != nodeID,
+              let codecs = found.record.codecs.flatMap(Self.streamCodecs) else { return nil }
+        let until = MonotonicClock.nowMicros() + Self.freshMicros
+        fresh.withLock { $0[stream] = (found.record, found.node, until) }
+        return codecs
+    }
+
     func originNode(of stream: String) -> String? { origin(of: stream)?.node.nodeId }
 
-    func isNodeAlive(_ node: String) -> Bool { member.snapshot.nodes.contains { $0.nodeId == node } }
+    func isNodeAlive(_ node: String) -> Bool {
+        member.snapshot.nodes.contains { $0.nodeId == node } || freshEntries().contains { $0.node.nodeId == node }
+    }
 
     /// The stream's record and its origin's node record, when another node that is alive in the
-    /// cached node list publishes it. While Redis is away the cache is stale: nothing.
+    /// cached node list publishes it (or `lookUp` just read it from Redis). While Redis is away
+    /// the cache is stale: nothing.
     private func origin(of stream: String) -> (record: StreamRecord, node: NodeRecord)? {
         let snapshot = member.snapshot
-        guard snapshot.redisReachable, let record = snapshot.streams.first(where: { $0.name == stream }),
-              record.node != nodeID, let node = snapshot.nodes.first(where: { $0.nodeId == record.node }) else { return nil }
-        return (record, node)
+        if snapshot.redisReachable, let record = snapshot.streams.first(where: { $0.name == stream }),
+           record.node != nodeID, let node = snapshot.nodes.first(where: { $0.nodeId == record.node }) {
+            return (record, node)
+        }
+        return freshEntries().first { $0.record.name == stream }.map { ($0.record, $0.node) }
+    }
+
+    /// The unexpired `lookUp` results (expired ones go).
+    private func freshEntries() -> [(record: StreamRecord, node: NodeRecord)] {
+        let now = MonotonicClock.nowMicros()
+        return fresh.withLock { entries in
+            entries = entries.filter { $0.value.until > now }
+            return entries.values.map { ($0.record, $0.node) }
+        }
     }
 
     func open(_ request: LinkRequest, completion: @escaping @Sendable (Result<LinkAnswer, LinkFailure>) -> Void) {
