@@ -143,7 +143,7 @@ let package = Package(
         .testTarget(name: "SluiceJSONTests", dependencies: ["SluiceJSON", "SluiceJSONParser"], swiftSettings: swift5),
         .testTarget(name: "SluiceSignalingTests",
                     dependencies: ["SluiceSignaling", "SluiceJSON", "SluiceJSONParser", "SluiceControl", "SluiceMedia",
-                                   "SluiceVocabulary"], swiftSettings: swift5),
+                                   "SluiceVocabulary", "SluiceCalls"], swiftSettings: swift5),
         .testTarget(name: "SluiceServerTests", dependencies: ["SluiceServer", "SluiceControl", "SluiceMedia", "SluiceVocabulary",
                                                          "SluiceCluster", "SluiceDataChannel"], swiftSettings: swift5),
         .testTarget(name: "SluiceClusterTests",

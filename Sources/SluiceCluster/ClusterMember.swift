@@ -73,6 +73,10 @@ public final class ClusterMember: Sendable {
     /// by the next refresh (the heartbeat's), so the caller never waits for Redis.
     private let pendingCodecs = Mutex<[String: RecordCodecs]>([:])
     private let figures: Mutex<Figures>
+    /// This node's presence as last handed over, and whether Redis has that version.
+    private let presence = Mutex<(record: PresenceRecord?, written: Bool)>((nil, true))
+    /// Listings so far (the snapshot's `serial`).
+    private let listings = Atomic<Int>(0)
     private let snapshotListener = Mutex<(@Sendable () -> Void)?>(nil)
     private let stopping = Atomic<Bool>(false)
     private let wakeup = DispatchSemaphore(value: 0)
@@ -119,6 +123,24 @@ public final class ClusterMember: Sendable {
     public var snapshot: ClusterSnapshot { published.withLock { $0 } }
 
     public func setFigures(_ value: Figures) { figures.withLock { $0 = value } }
+
+    /// This node's call users' sessions, for every node's `onlineUsers` and `call`: written by
+    /// the next heartbeat, which this wakes (so other nodes see a change within one of theirs).
+    public func setPresence(_ sessions: [PresenceRecord.Session]) {
+        presence.withLock { $0 = (PresenceRecord(node: nodeId, sessions: sessions), false) }
+        if started.load(ordering: .acquiring) { wakeup.signal() }
+    }
+
+    /// Heartbeat thread: writes this node's presence when it changed (or its key is gone),
+    /// and renews its TTL otherwise.
+    private func syncPresence(_ registry: ClusterRegistry, ttlMs: Int) throws(RedisError) {
+        let (record, written) = presence.withLock { $0 }
+        guard let record else { return }
+        if written, try registry.touchPresence(node: nodeId, ttlMs: ttlMs) { return }
+        try registry.writePresence(record, ttlMs: ttlMs)
+        // A newer one handed over meanwhile stays unwritten for the next heartbeat.
+        presence.withLock { if $0.record == record { $0.written = true } }
+    }
 
     /// Called on the heartbeat thread after each heartbeat has set the snapshot (reached Redis
     /// or not), so a reader can act on a dead node at once instead of polling. It must return
@@ -321,9 +343,11 @@ public final class ClusterMember: Sendable {
             do throws(RedisError) {
                 try lane.registry.register(record, ttlMs: ttl)
                 lines += try refreshClaims(ttlMs: settings.claimTtlMs)
+                try syncPresence(lane.registry, ttlMs: ttl)
                 let nodes = try lane.registry.nodes()
                 let streams = try lane.registry.streams()
-                let junk = nodes.junk + streams.junk
+                let presence = try lane.registry.presence()
+                let junk = nodes.junk + streams.junk + presence.junk
                 let problem = junk > 0 ? "\(junk) key(s) under \(ClusterKeys.prefix) hold no Sluice record; skipped" : nil
                 if lane.reachable == false {
                     lines.append((false, "Redis at \(url) is back; node \(nodeId) registered again with \(claimedStreams.count) claim(s)"))
@@ -335,7 +359,8 @@ public final class ClusterMember: Sendable {
                 lane.lastProblem = problem
                 health.store(RedisHealth.reachable.rawValue, ordering: .releasing)
                 return (ClusterSnapshot(redisReachable: true, nodes: nodes.nodes, streams: streams.streams,
-                                        problem: problem, listedAtMs: Self.wallClockMs()), true, problem)
+                                        presence: presence.records, problem: problem, listedAtMs: Self.wallClockMs(),
+                                        serial: listings.add(1, ordering: .relaxed).newValue), true, problem)
             } catch {
                 let text = "\(error)"
                 if error.isConnectionLoss {
@@ -376,6 +401,7 @@ public final class ClusterMember: Sendable {
             defer { lane.registry.connection.close() }
             do {
                 try lane.registry.deregister(nodeId: node)
+                try lane.registry.deletePresence(node: node)
                 return nil
             } catch {
                 return "\(error)"

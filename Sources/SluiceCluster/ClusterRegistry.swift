@@ -122,6 +122,37 @@ public final class ClusterRegistry {
         return try node(record.node)
     }
 
+    // MARK: Presence
+
+    /// Writes the node's presence with a TTL (`SET PX`).
+    public func writePresence(_ record: PresenceRecord, ttlMs: Int) throws(RedisError) {
+        let reply = try connection.command(bytes: [Array("SET".utf8), Array(ClusterKeys.presence(record.node).utf8),
+                                                   record.json.serializedBytes(), Array("PX".utf8), Array(String(max(1, ttlMs)).utf8)])
+        try Self.expectOK(reply, "SET \(ClusterKeys.presence(record.node))")
+    }
+
+    /// Renews the TTL of the node's presence; false when the key is gone (Redis restarted, or
+    /// it expired), so the caller writes it whole again.
+    public func touchPresence(node: String, ttlMs: Int) throws(RedisError) -> Bool {
+        let reply = try connection.command(["PEXPIRE", ClusterKeys.presence(node), String(max(1, ttlMs))])
+        try Self.expectNoError(reply)
+        return reply.integer == 1
+    }
+
+    public func deletePresence(node: String) throws(RedisError) {
+        try Self.expectNoError(try connection.command(["DEL", ClusterKeys.presence(node)]))
+    }
+
+    /// Every node's presence; values that are not records count as `junk`.
+    public func presence() throws(RedisError) -> (records: [PresenceRecord], junk: Int) {
+        var junk = 0
+        var records: [PresenceRecord] = []
+        for value in try values(matching: ClusterKeys.presencePattern) {
+            if let record = PresenceRecord(bytes: value) { records.append(record) } else { junk += 1 }
+        }
+        return (records.sorted { $0.node < $1.node }, junk)
+    }
+
     // MARK: Helpers
 
     /// The values of every key matching `pattern` (SCAN, then MGET in batches); keys that

@@ -77,7 +77,11 @@ public final class Server {
         signaling.sessions.nameRegistry = clusterNames
         if let cluster, let secret = config.cluster?.secret {
             media.remoteStreams = ClusterRemoteStreams(member: cluster, secret: secret)
+            // Calls across nodes ride the same authenticated channel as relay links.
+            signaling.sessions.join(ClusterCalls(member: cluster, secret: secret))
         }
+        ClusterCallEndpoint(secret: config.cluster?.secret, sessions: signaling.sessions,
+                            log: Log(level: level, subsystem: "cluster")).register(on: signaling.router)
         // A relay link's candidate: the host other nodes reach this one at.
         media.relayHost = config.cluster.flatMap { Server.host(ofRelayAddress: $0.relayAddress) }
         ClusterLinkEndpoint(secret: config.cluster?.secret, nodeID: cluster?.nodeId, media: media,

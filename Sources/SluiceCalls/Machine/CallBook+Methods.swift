@@ -12,7 +12,9 @@ extension CallBook {
         let now = monoMicros()
         var recent = (recentCalls[session] ?? []).filter { now &- $0 < 60_000_000 }
         guard recent.count < settings.perMinute else { throw .rateLimited }
-        if !callWaiting && !(activeCalls[caller] ?? []).isEmpty { throw .wrongState("the caller is in another call") }
+        if !callWaiting && (!(activeCalls[caller] ?? []).isEmpty || isBusyElsewhere(caller)) {
+            throw .wrongState("the caller is in another call")
+        }
         recent.append(now)
         recentCalls[session] = recent
         var id = makeCallID()
@@ -30,7 +32,7 @@ extension CallBook {
             effects += end(id, .noAnswer, by: nil, actor: session)
             return (id, effects)
         }
-        if !callWaiting && !(activeCalls[target] ?? []).isEmpty {
+        if !callWaiting && (!(activeCalls[target] ?? []).isEmpty || isBusyElsewhere(target)) {
             effects += end(id, .busy, by: nil, actor: session)
             return (id, effects)
         }

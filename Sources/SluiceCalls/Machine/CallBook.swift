@@ -25,6 +25,13 @@ public final class CallBook {
     var activeCalls: [CallUser: Set<String>] = [:]
     /// When each session made its calls in the last minute (monotonic µs), oldest first.
     var recentCalls: [SessionID: [UInt64]] = [:]
+    /// Sessions of other cluster nodes, by their node (CallBook+Cluster.swift).
+    var remoteNodes: [SessionID: String] = [:]
+    /// The calls of other nodes' books that users are in, as their nodes' presence says.
+    var remoteBusy: [CallUser: Set<String>] = [:]
+    /// Remote sessions that acted before the presence listed them, until when a listing
+    /// without them is taken as old (monotonic µs).
+    var remoteGrace: [SessionID: UInt64] = [:]
 
     public init(settings: CallSettings = CallSettings(), wallMillis: @escaping () -> Int64,
                 monoMicros: @escaping () -> UInt64, makeCallID: @escaping () -> String = CallBook.randomCallID) {
@@ -37,7 +44,9 @@ public final class CallBook {
     /// The sizes of the book's tables (a leak test's count; an ended call stays a minute).
     public var tableSizes: [String: Int] {
         ["calls.calls": calls.count, "calls.custom": customJSON.count, "calls.onlineUsers": online.count,
-         "calls.userOf": userOf.count, "calls.activeCalls": activeCalls.count, "calls.recentCalls": recentCalls.count]
+         "calls.userOf": userOf.count, "calls.activeCalls": activeCalls.count, "calls.recentCalls": recentCalls.count,
+         "calls.remoteSessions": remoteNodes.count, "calls.remoteBusy": remoteBusy.count,
+         "calls.remoteGrace": remoteGrace.count]
     }
 
     // MARK: Presence

@@ -6,21 +6,32 @@ import SluiceJSONParser
 /// section 6, "Calls". The admin API renders pages with the same functions.
 public enum CallJSON {
     public static func incomingCall(_ call: Call, custom: String) -> JSONObject {
-        ["callId": .string(call.id), "from": .string(call.caller), "video": .bool(call.video),
-         "audio": .bool(call.audio), "custom": parsedCustom(custom)]
+        incomingCall(callID: call.id, from: call.caller, video: call.video, audio: call.audio, custom: custom)
+    }
+
+    public static func incomingCall(callID: String, from caller: String, video: Bool, audio: Bool, custom: String) -> JSONObject {
+        ["callId": .string(callID), "from": .string(caller), "video": .bool(video), "audio": .bool(audio),
+         "custom": parsedCustom(custom)]
     }
 
     public static func callStatus(_ call: Call, status: CallStatus, by: String?, endResult: CallEndResult?,
                                   media side: CallSide?) -> JSONObject {
-        var body: JSONObject = ["callId": .string(call.id), "status": .string(status.rawValue)]
+        callStatus(callID: call.id, status: status, by: by, endResult: endResult, media: side)
+    }
+
+    /// A call's stream names come from its id alone, so a node that mirrors a call (its home is
+    /// another) says the same as the home would.
+    public static func callStatus(callID: String, status: CallStatus, by: String?, endResult: CallEndResult?,
+                                  media side: CallSide?) -> JSONObject {
+        var body: JSONObject = ["callId": .string(callID), "status": .string(status.rawValue)]
         if let by { body["by"] = .string(by) }
         if let endResult {
             body["endResult"] = .string(endResult.rawValue)
             body["reason"] = .string(reason(endResult, by: by))
         }
         if let side {
-            body["publish"] = .string(call.stream(side))
-            body["play"] = .string(call.stream(side.other))
+            body["publish"] = .string(CallStreamName.make(callID: callID, side: side))
+            body["play"] = .string(CallStreamName.make(callID: callID, side: side.other))
         }
         return body
     }

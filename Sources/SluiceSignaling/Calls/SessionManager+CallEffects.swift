@@ -12,10 +12,10 @@ extension SessionManager {
         for effect in effects {
             switch effect {
             case let .incomingCall(sessionID, callID):
-                guard let target = connected[sessionID], let call = callBook.call(callID) else { continue }
+                guard let target = connected[sessionID], let call = callBook.call(callID) else { _ = relay(effect); continue }
                 target.send(RPCMessage.notification("incomingCall", CallJSON.incomingCall(call, custom: callBook.custom(of: callID))))
             case let .status(sessionID, callID, status, by, endResult, side):
-                guard let target = connected[sessionID], let call = callBook.call(callID) else { continue }
+                guard let target = connected[sessionID], let call = callBook.call(callID) else { _ = relay(effect); continue }
                 target.send(RPCMessage.notification("callStatus", CallJSON.callStatus(
                     call, status: status, by: by, endResult: endResult, media: side)))
             case .write(let record):
@@ -28,12 +28,14 @@ extension SessionManager {
                 guard let call = callBook.call(callID) else { continue }
                 for side in CallSide.allCases {
                     for kind in [MediaKind.audio, .video] {
-                        // A stream not published yet has nothing to stop.
+                        // A stream not published here (yet) has nothing to stop: its node's does.
                         try? media.setServerMuted(stream: call.stream(side), kind: kind, muted: held)
                     }
                 }
+                _ = relay(effect)
             case .endMedia(let callID):
-                stopCallHandles(callID)
+                stopCallStreams(callID)
+                _ = relay(effect)
             case let .hookStarted(callID, actor):
                 guard let call = callBook.call(callID) else { continue }
                 notifyCall(.callStarted, call: call, actor: actor,
@@ -56,10 +58,10 @@ extension SessionManager {
         }
     }
 
-    /// The call ended: the handles of its two streams stop, wherever they are.
-    private func stopCallHandles(_ callID: String) {
-        guard let call = callBook.call(callID) else { return }
-        let names: Set<String> = [call.stream(.caller), call.stream(.callee)]
+    /// The call ended: the handles of its two streams on this node stop, whoever has them.
+    func stopCallStreams(_ callID: String) {
+        let names: Set<String> = [CallStreamName.make(callID: callID, side: .caller),
+                                  CallStreamName.make(callID: callID, side: .callee)]
         for session in connectedSessions {
             for (handle, record) in session.handles where names.contains(record.stream) {
                 try? media.stop(handle: handle)
@@ -85,8 +87,10 @@ extension SessionManager {
         let actor = role == .publish ? side : side.other
         switch status {
         case .playing where role == .play:
+            if forwardCallMedia(callID, side: actor, playing: true) { return }
             mediaCallEffects += callBook.mediaPlaying(callID, side: actor)
         case .failed:
+            if forwardCallMedia(callID, side: actor, playing: false) { return }
             mediaCallEffects += callBook.mediaFailed(callID, side: actor)
         default:
             break
@@ -104,10 +108,13 @@ extension SessionManager {
     /// The session ended: its calls wait for it to come back, or end.
     func callSessionEnded(_ id: SessionID) {
         carryOut(callBook.sessionOffline(id))
+        callRelay?.mirrors.sessionEnded(id)
     }
 
-    /// The service thread's periodic wake: ring timeouts and lost devices.
+    /// The service thread's periodic wake: ring timeouts and lost devices; in a cluster, the
+    /// other nodes' answers, this node's presence, and the cluster's.
     public func callTick() {
+        syncClusterCalls()
         let effects = callBook.tick()
         guard !effects.isEmpty else { return }
         carryOut(effects)

@@ -34,6 +34,8 @@ extension SessionManager {
             let sdp = try params.optionalString("sdp")
             if let sdp, sdp.isEmpty { throw .invalidParams("'sdp' must not be empty") }
             try requireCalls(app, session)
+            if forwardCallMethod(method, callID: callID, sdp: sdp, id: requestID, session: session,
+                                 sessionID: sessionID, followUp: &followUp) { return .null }
             let effects: [CallEffect]
             do throws(CallRefusal) { effects = try callBook.accept(callID, by: sessionID) } catch { throw RPCError(error) }
             guard let call = callBook.call(callID) else { throw .unknownCall }
@@ -50,6 +52,8 @@ extension SessionManager {
         case "decline", "hangup", "hold", "unhold":
             let callID = try CallParams.callID(params)
             try requireCalls(app, session)
+            if forwardCallMethod(method, callID: callID, sdp: nil, id: requestID, session: session,
+                                 sessionID: sessionID, followUp: &followUp) { return .null }
             let effects: [CallEffect]
             do throws(CallRefusal) {
                 switch method {
@@ -94,7 +98,8 @@ extension SessionManager {
     /// True when the name is a call's, so that the token's grants do not apply.
     func checkCallStream(_ stream: String, publish: Bool, sessionID: SessionID) throws(RPCError) -> Bool {
         guard CallStreamName.isReserved(stream) else { return false }
-        guard callBook.mayUse(stream: stream, publish: publish, session: sessionID) else {
+        guard callBook.mayUse(stream: stream, publish: publish, session: sessionID)
+                || callRelay?.mirrors.mayUse(stream: stream, publish: publish, session: sessionID) == true else {
             throw .notGranted("\(publish ? "publish" : "play") of '\(stream)': a call's stream is its parties' alone")
         }
         return true

@@ -41,9 +41,12 @@ enum QueuedMessage {
 }
 
 /// A request waiting for an authorizing hook. `finish` runs when the backend allowed it.
+/// A request whose reply waits: for an authorizing hook, or for the home node of a call.
 struct ParkedRequest {
     let session: RPCSession
     let id: JSONValue
-    let event: HookEvent
+    /// What it waits on, for the log ("connect", "call accept").
+    let label: String
+    /// Makes the reply once the wait is over (the hook allowed it).
     let finish: (RPCSession) throws(RPCError) -> (JSONValue, SessionManager.FollowUp)
 }

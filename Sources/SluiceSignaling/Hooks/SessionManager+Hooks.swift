@@ -23,12 +23,20 @@ extension SessionManager {
               finish: @escaping (RPCSession) throws(RPCError) -> (JSONValue, FollowUp)) {
         let body = hookBody(event, appKey: appKey, sessionID: sessionID, session: session, fields: fields, custom: custom)
         guard let request = hooks.request(event, app: appKey, body: body) else { return }
-        let token = nextHookToken
-        nextHookToken += 1
-        parked[token] = ParkedRequest(session: session, id: id, event: event, finish: finish)
-        session.hooks.parkedToken = token
+        let token = park(session, id: id, label: event.rawValue, finish: finish)
         log.debug("connection \(session.connectionID): \(event.rawValue) waits for \(request.url)")
         hooks.authorize(request, token: token)
+    }
+
+    /// Parks the request `id` of `session` until `resumeParked(token)`: its reply waits, and
+    /// what the session sends meanwhile waits behind it.
+    func park(_ session: RPCSession, id: JSONValue, label: String,
+              finish: @escaping (RPCSession) throws(RPCError) -> (JSONValue, FollowUp)) -> UInt64 {
+        let token = nextHookToken
+        nextHookToken += 1
+        parked[token] = ParkedRequest(session: session, id: id, label: label, finish: finish)
+        session.hooks.parkedToken = token
+        return token
     }
 
     func queueBehindParked(_ incoming: Incoming, from session: RPCSession) {
@@ -46,25 +54,42 @@ extension SessionManager {
     }
 
     func finishParked(_ token: UInt64, outcome: HookOutcome) {
+        resumeParked(token) { (request: ParkedRequest) throws(RPCError) -> (JSONValue, FollowUp) in
+            guard outcome.allows else {
+                log.info("connection \(request.session.connectionID): \(request.label) hook refused it: \(outcome)")
+                throw .restrictedAccess
+            }
+            return try request.finish(request.session)
+        }
+    }
+
+    /// Ends the wait of a parked request: `reply` makes its answer (or error), which goes out,
+    /// then what the answer leads to and what waited behind the request. `after` runs after
+    /// the reply went out (notifications the reply causes come after it).
+    func resumeParked(_ token: UInt64, after: () -> Void = {},
+                      reply: (ParkedRequest) throws(RPCError) -> (JSONValue, FollowUp)) {
         // Gone when the session closed meanwhile: nothing is started for it.
         guard let request = parked.removeValue(forKey: token) else { return }
         let session = request.session
         session.hooks.parkedToken = nil
         guard session.state != .closing, isOpen(session) else { return }
         var followUp = FollowUp.none
-        if outcome.allows {
-            do throws(RPCError) {
-                let (result, then) = try request.finish(session)
-                session.send(RPCMessage.result(id: request.id, result))
-                followUp = then
-            } catch {
-                log.info("connection \(session.connectionID): \(request.event.rawValue) failed with \(error.code): \(error.message)")
-                session.send(RPCMessage.error(id: request.id, error))
+        do throws(RPCError) {
+            let (result, then) = try reply(request)
+            // Parked again (a publish behind an authorizing hook): its own answer comes later.
+            if case .parked = then {
+                after()
+                carryOutAfterReply()
+                return
             }
-        } else {
-            log.info("connection \(session.connectionID): \(request.event.rawValue) hook refused it: \(outcome)")
-            session.send(RPCMessage.error(id: request.id, .restrictedAccess))
+            session.send(RPCMessage.result(id: request.id, result))
+            followUp = then
+        } catch {
+            log.info("connection \(session.connectionID): \(request.label) failed with \(error.code): \(error.message)")
+            session.send(RPCMessage.error(id: request.id, error))
         }
+        after()
+        carryOutAfterReply()
         perform(followUp, for: session)
         drainMediaEvents()
         resumeBacklog(of: session)

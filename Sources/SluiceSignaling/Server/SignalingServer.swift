@@ -154,6 +154,7 @@ public final class SignalingServer {
         let waker = self.waker
         media.wakeup = { waker.wake() }
         sessions.hooks.wakeup = { waker.wake() }
+        sessions.wakeup = { waker.wake() }
 
         serviceContext = context
         let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))

@@ -52,6 +52,11 @@ public final class SessionManager {
     var afterReply: [[CallEffect]] = []
     /// Call effects of media statuses, carried out after the engine's events are delivered.
     var mediaCallEffects: [CallEffect] = []
+    /// Calls across the cluster's nodes (Calls/Cluster/); nil on a single node or without
+    /// `cluster.secret`. Set with `join(_:)` before the server starts.
+    var callRelay: ClusterCallRelay?
+    /// Wakes the service thread from any thread (set by the server when it starts).
+    public var wakeup: @Sendable () -> Void = {}
 
     /// `clock` gives monotonic microseconds (rate limiting); `makeSessionID`, `hookTransport`
     /// and `wallClockMillis` are for tests (hooks go through Sluice's own HTTP/HTTPS client by default).
@@ -95,6 +100,7 @@ public final class SessionManager {
         sizes["sessions.handles"] = sessions.values.reduce(0) { $0 + $1.handles.count }
         sizes["sessions.handleCustom"] = sessions.values.reduce(0) { $0 + $1.hooks.handleCustom.count }
         sizes["sessions.precallApps"] = precallRate.appCount
+        for (name, size) in callRelay?.tableSizes ?? [:] { sizes[name] = size }
         return sizes
     }
 
