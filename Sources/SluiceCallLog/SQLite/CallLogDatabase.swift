@@ -16,7 +16,9 @@ public final class CallLogDatabase: CallLogStore, @unchecked Sendable {
         writerConnection = try SQLiteConnection(path: path)
         do {
             // A file that is not a database fails here, with SQLite's "file is not a database".
-            try writerConnection.execute("PRAGMA journal_mode = WAL")
+            if try !writerConnection.switchToWAL() {
+                report("call log: \(path) stays in rollback-journal mode (another process kept it busy); reads wait for writes")
+            }
             // With WAL, NORMAL loses no committed call on a crash of the process, only on a
             // power loss, and spares an fsync per batch.
             try writerConnection.execute("PRAGMA synchronous = NORMAL")

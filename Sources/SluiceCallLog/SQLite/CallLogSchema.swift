@@ -1,8 +1,8 @@
 import SluiceCalls
 
 /// The call log's tables, as numbered migrations. `PRAGMA user_version` holds the number of
-/// migrations a file has had; opening runs the ones it lacks, each in its own transaction, so a
-/// file is always at one version. A migration, once released, is never edited: a change is a
+/// migrations a file has had; opening runs the ones it lacks in one transaction, so a file is
+/// always at one version. A migration, once released, is never edited: a change is a
 /// new one at the end.
 enum CallLogSchema {
     static let migrations: [String] = [
@@ -37,23 +37,30 @@ enum CallLogSchema {
 
     static var version: Int64 { Int64(migrations.count) }
 
-    /// Brings the file up to `version`. A file from a newer Sluice is refused rather than
-    /// written in a shape it does not expect.
+    /// Brings the file up to `version`, in one `BEGIN IMMEDIATE` transaction: the version is
+    /// read inside it, after the write lock is taken, so of several servers opening a new file
+    /// together one migrates and the others, waiting on the lock (the busy timeout), find the
+    /// schema done. A file from a newer Sluice is refused rather than written in a shape it
+    /// does not expect.
     static func migrate(_ connection: SQLiteConnection) throws(CallLogError) {
-        let current = try connection.integer("PRAGMA user_version")
-        guard current <= version else {
-            throw CallLogError("\(connection.path) has call log schema \(current); this Sluice knows up to \(version)")
-        }
-        for next in current..<version {
-            try connection.execute("BEGIN IMMEDIATE")
-            do {
-                try connection.execute(migrations[Int(next)])
-                try connection.execute("PRAGMA user_version = \(next + 1)")
-                try connection.execute("COMMIT")
-            } catch {
-                try? connection.execute("ROLLBACK")
-                throw CallLogError("migrating the call log to schema \(next + 1): \(error.message)")
+        try connection.executeWaitingForLocks("BEGIN IMMEDIATE")
+        do throws(CallLogError) {
+            let current = try connection.integer("PRAGMA user_version")
+            guard current <= version else {
+                throw CallLogError("\(connection.path) has call log schema \(current); this Sluice knows up to \(version)")
             }
+            for next in current..<version {
+                do {
+                    try connection.execute(migrations[Int(next)])
+                } catch {
+                    throw CallLogError("migrating the call log to schema \(next + 1): \(error.message)")
+                }
+            }
+            if current < version { try connection.execute("PRAGMA user_version = \(version)") }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
         }
     }
 }
