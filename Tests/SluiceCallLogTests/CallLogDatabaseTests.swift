@@ -191,6 +191,7 @@ final class ReportedLines: @unchecked Sendable {
         log.write(record(3))
         log.flush()
         #expect(reported.lines.count == 1, "\(reported.lines)")
+        #expect(log.droppedWrites == 2)
         let reopened = try CallLogDatabase(path: path)
         defer { reopened.close() }
         #expect(try reopened.query(CallLogQuery()).records.map(\.callID) == [record(1).callID])

@@ -46,6 +46,8 @@ public final class CallLogDatabase: CallLogStore, @unchecked Sendable {
         writer.flush()
     }
 
+    public var droppedWrites: UInt64 { writer.droppedWrites }
+
     /// Stores what is waiting and closes the file. Writes after this are dropped (and said so).
     public func close() {
         writer.stop()

@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCalls
+import Synchronization
 
 /// The call log's writer thread: signaling hands records over (`enqueue` only appends under a
 /// lock), and this thread stores each batch it finds in one transaction, so a burst of call
@@ -29,6 +30,10 @@ final class CallLogWriter: @unchecked Sendable {
     private var failing = false
     private var lost = 0
     private var droppedForBacklog = false
+    /// Every record never stored, whatever the reason: `CallLogStore.droppedWrites`.
+    private let dropped = Atomic<UInt64>(0)
+
+    var droppedWrites: UInt64 { dropped.load(ordering: .relaxed) }
 
     init(connection: SQLiteConnection, report: @escaping @Sendable (String) -> Void) throws(CallLogError) {
         self.connection = connection
@@ -59,11 +64,13 @@ final class CallLogWriter: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         guard running, !stopping else {
+            dropped.add(1, ordering: .relaxed)
             if !droppedForBacklog { report("call log: a record came after the log closed and is not stored (call \(record.callID))") }
             droppedForBacklog = true
             return
         }
         guard pending.count < Self.maxPending else {
+            dropped.add(1, ordering: .relaxed)
             if !droppedForBacklog {
                 report("call log: \(Self.maxPending) records are waiting for the disk; newer ones are dropped until it catches up")
             }
@@ -135,6 +142,7 @@ final class CallLogWriter: @unchecked Sendable {
             }
         }
         lost += batch.count
+        dropped.add(UInt64(batch.count), ordering: .relaxed)
         if !failing, let lastError {
             report("call log: cannot write (\(lastError.message)); \(batch.count) record(s) not stored, "
                    + "later failures are counted until it works again")
