@@ -19,6 +19,8 @@ let cLibraries: [Target] = [
     .systemLibrary(name: "CAVFormat", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev"])]),
     // The call log's embedded database (SQLite 3.40 from Debian).
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    // The call log shared by a cluster's nodes: PostgreSQL's client library (libpq 15 from Debian).
+    .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     // The media worker's system calls that Swift cannot make well: recvmmsg/sendmmsg, epoll, TCP.
     .target(name: "CShims"),
 ]
@@ -102,8 +104,9 @@ let package = Package(
         // 1:1 calls (docs/protocol.md section 6, "Calls"): the pure state machine and the call
         // log's record types and store protocol. Knows no socket, no JSON and no database.
         .target(name: "SluiceCalls", dependencies: ["SluiceVocabulary"], swiftSettings: swift5),
-        // The call log in an SQLite file: versioned schema, a writer thread, indexed pages.
-        .target(name: "SluiceCallLog", dependencies: ["SluiceCalls", "CSQLite"], swiftSettings: swift5),
+        // The call log in an SQLite file (one node) or in PostgreSQL (a cluster): versioned
+        // schema, a writer thread, indexed pages.
+        .target(name: "SluiceCallLog", dependencies: ["SluiceCalls", "CSQLite", "CLibPQ"], swiftSettings: swift5),
         .target(name: "SluiceServer",
                 dependencies: ["SluiceWire", "SluiceJSON", "SluiceJSONParser", "SluiceVocabulary", "SluiceMedia",
                                "SluiceControl", "SluiceSignaling", "SluiceTransport", "SluiceCluster", "SluiceRecord",
@@ -139,7 +142,8 @@ let package = Package(
                     swiftSettings: swift5),
         .testTarget(name: "SluiceDataChannelTests", dependencies: ["SluiceDataChannel"], swiftSettings: swift5),
         .testTarget(name: "SluiceCallsTests", dependencies: ["SluiceCalls"], swiftSettings: swift5),
-        .testTarget(name: "SluiceCallLogTests", dependencies: ["SluiceCallLog", "SluiceCalls", "CSQLite"], swiftSettings: swift5),
+        .testTarget(name: "SluiceCallLogTests", dependencies: ["SluiceCallLog", "SluiceCalls", "CSQLite", "CLibPQ"],
+                    swiftSettings: swift5),
         .testTarget(name: "SluiceJSONTests", dependencies: ["SluiceJSON", "SluiceJSONParser"], swiftSettings: swift5),
         .testTarget(name: "SluiceSignalingTests",
                     dependencies: ["SluiceSignaling", "SluiceJSON", "SluiceJSONParser", "SluiceControl", "SluiceMedia",

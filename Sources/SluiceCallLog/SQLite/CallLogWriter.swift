@@ -38,17 +38,8 @@ final class CallLogWriter: @unchecked Sendable {
     init(connection: SQLiteConnection, report: @escaping @Sendable (String) -> Void) throws(CallLogError) {
         self.connection = connection
         self.report = report
-        upsertCall = try connection.prepare("""
-            INSERT INTO calls (call_id, app_key, caller, callee, video, audio, custom, started_at,
-                               answered_at, ended_at, duration_ms, end_result, ended_by)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-            ON CONFLICT (call_id) DO UPDATE SET
-                answered_at = excluded.answered_at, ended_at = excluded.ended_at,
-                duration_ms = excluded.duration_ms, end_result = excluded.end_result,
-                ended_by = excluded.ended_by
-            """)
-        insertParty = try connection.prepare(
-            "INSERT OR IGNORE INTO call_parties (user, started_at, call_id, app_key) VALUES (?1, ?2, ?3, ?4)")
+        upsertCall = try connection.prepare(CallLogSQL.upsertCalls(rows: 1, CallLogSQL.sqliteMarker))
+        insertParty = try connection.prepare(CallLogSQL.insertParties(rows: 1, CallLogSQL.sqliteMarker))
     }
 
     func start() {

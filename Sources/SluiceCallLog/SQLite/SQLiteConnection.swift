@@ -114,7 +114,7 @@ final class SQLiteConnection {
 
 /// A prepared statement: bind, step, read columns, reset. Reused for every write and query of
 /// its shape, so SQL is parsed once.
-final class SQLiteStatement {
+final class SQLiteStatement: CallLogRow {
     private var statement: OpaquePointer?
     private unowned let connection: SQLiteConnection
     /// SQLITE_TRANSIENT: SQLite copies bound text before `bind` returns.
@@ -175,6 +175,8 @@ final class SQLiteStatement {
     func optionalInt64(_ column: Int32) -> Int64? {
         sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, column)
     }
+
+    func bool(_ column: Int32) -> Bool { int64(column) != 0 }
 
     func text(_ column: Int32) -> String { optionalText(column) ?? "" }
 
