@@ -3,8 +3,9 @@ import SluiceCalls
 /// The call log in an SQLite file (`calls.database`): the embedded default, nothing to run
 /// beside the server. Writes go to `CallLogWriter`'s thread; queries read on the caller's
 /// thread through a second connection. The file is in WAL mode, so neither waits for the other.
-public final class CallLogDatabase: CallLogStore, @unchecked Sendable {
+public final class CallLogDatabase: CallLogBackend, @unchecked Sendable {
     public let path: String
+    public var location: String { path }
     private let writer: CallLogWriter
     private let reader: CallLogReader
     private let writerConnection: SQLiteConnection
