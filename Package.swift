@@ -121,6 +121,9 @@ let package = Package(
         // the load tester, the tests and the benchmarks, not part of the SluiceClient product.
         .target(name: "SluiceTestMedia", dependencies: ["SluiceClient", "SluiceRTP", "SluiceWire"],
                 swiftSettings: swift5),
+        // A real PostgreSQL for the tests (initdb in a temporary folder, as a non-root user):
+        // the call log's and the server's tests share it. Not part of any product.
+        .target(name: "SluiceTestPostgres", dependencies: ["CLibPQ"], swiftSettings: swift5),
         .executableTarget(name: "sluice", dependencies: ["SluiceServer"], swiftSettings: swift5),
         // The load tester (README.md "Load tester"): the library holds everything testable,
         // the executable only reads flags and runs it.
@@ -142,14 +145,15 @@ let package = Package(
                     swiftSettings: swift5),
         .testTarget(name: "SluiceDataChannelTests", dependencies: ["SluiceDataChannel"], swiftSettings: swift5),
         .testTarget(name: "SluiceCallsTests", dependencies: ["SluiceCalls"], swiftSettings: swift5),
-        .testTarget(name: "SluiceCallLogTests", dependencies: ["SluiceCallLog", "SluiceCalls", "CSQLite", "CLibPQ"],
+        .testTarget(name: "SluiceCallLogTests", dependencies: ["SluiceCallLog", "SluiceCalls", "CSQLite", "SluiceTestPostgres"],
                     swiftSettings: swift5),
         .testTarget(name: "SluiceJSONTests", dependencies: ["SluiceJSON", "SluiceJSONParser"], swiftSettings: swift5),
         .testTarget(name: "SluiceSignalingTests",
                     dependencies: ["SluiceSignaling", "SluiceJSON", "SluiceJSONParser", "SluiceControl", "SluiceMedia",
                                    "SluiceVocabulary"], swiftSettings: swift5),
         .testTarget(name: "SluiceServerTests", dependencies: ["SluiceServer", "SluiceControl", "SluiceMedia", "SluiceVocabulary",
-                                                         "SluiceCluster", "SluiceDataChannel"], swiftSettings: swift5),
+                                                         "SluiceCluster", "SluiceDataChannel", "SluiceTestPostgres"],
+                    swiftSettings: swift5),
         .testTarget(name: "SluiceClusterTests",
                     dependencies: ["SluiceCluster", "SluiceJSON", "SluiceJSONParser", "SluiceServer", "SluiceSignaling"],
                     swiftSettings: swift5),

@@ -1,6 +1,7 @@
 import Foundation
 import SluiceCallLog
 import SluiceCalls
+import SluiceTestPostgres
 import Testing
 
 /// PostgreSQL going away under the log: each test stops and starts a server of its own, so

@@ -1,6 +1,7 @@
 import Foundation
 import SluiceCallLog
 import SluiceCalls
+import SluiceTestPostgres
 import Testing
 
 /// The call log in a real PostgreSQL (`PostgresServerFixture.shared`, one database per test):

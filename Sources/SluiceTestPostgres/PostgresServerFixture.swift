@@ -8,22 +8,23 @@ import Foundation
 /// `postgres` user (or `sluicepg`, made here, where that user does not exist), through
 /// `setpriv`. Not installed is a failure that says how to install it, never a skip:
 /// scripts/install-deps.sh --test installs it.
-final class PostgresServerFixture: @unchecked Sendable {
-    static let binaries = "/usr/lib/postgresql/15/bin"
+public final class PostgresServerFixture: @unchecked Sendable {
+    public static let binaries = "/usr/lib/postgresql/15/bin"
     /// The superuser initdb makes, and its password (every URL of the tests carries it, so the
     /// tests can check that no message shows it).
-    static let user = "sluice"
-    static let password = "pg-Secret-4711-test"
+    public static let user = "sluice"
+    public static let password = "pg-Secret-4711-test"
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+        public init(description: String) { self.description = description }
     }
 
     /// One server for the whole test process; tests that stop it start their own.
-    static let shared: Result<PostgresServerFixture, Failure> = Result { () throws(Failure) in try PostgresServerFixture() }
+    public static let shared: Result<PostgresServerFixture, Failure> = Result { () throws(Failure) in try PostgresServerFixture() }
 
-    let port: Int
-    let folder: URL
+    public let port: Int
+    public let folder: URL
     private var dataFolder: URL { folder.appendingPathComponent("data") }
     private var logFile: URL { folder.appendingPathComponent("postgres.log") }
     /// The OS user that runs PostgreSQL when the tests run as root.
@@ -31,7 +32,7 @@ final class PostgresServerFixture: @unchecked Sendable {
     private let lock = NSLock()
     private var process: Process?
 
-    init() throws(Failure) {
+    public init() throws(Failure) {
         guard FileManager.default.isExecutableFile(atPath: "\(Self.binaries)/postgres") else {
             throw Failure(description: "PostgreSQL 15 is not installed (\(Self.binaries)/postgres is missing): "
                           + "apt-get install postgresql, or scripts/install-deps.sh --test")
@@ -62,19 +63,19 @@ final class PostgresServerFixture: @unchecked Sendable {
     }
 
     /// A URL of the database `database`, with `password` (the right one unless told).
-    func url(database: String = "postgres", password: String = PostgresServerFixture.password) -> String {
+    public func url(database: String = "postgres", password: String = PostgresServerFixture.password) -> String {
         "postgresql://\(Self.user):\(password)@127.0.0.1:\(port)/\(database)"
     }
 
     /// A new, empty database: each test gets its own, so tests on the shared server do not meet.
-    func createDatabase() throws -> String {
+    public func createDatabase() throws -> String {
         let name = "calls_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20))"
         _ = try sql(url(), "CREATE DATABASE \(name)")
         return url(database: name)
     }
 
     /// Starts `postgres` on the data folder and waits until it accepts connections.
-    func start() throws(Failure) {
+    public func start() throws(Failure) {
         lock.lock()
         defer { lock.unlock() }
         guard process == nil else { return }
@@ -110,7 +111,7 @@ final class PostgresServerFixture: @unchecked Sendable {
     }
 
     /// A fast shutdown (SIGINT): open connections are cut, as in a restart.
-    func stop() {
+    public func stop() {
         lock.lock()
         defer { lock.unlock() }
         guard let process else { return }
@@ -122,7 +123,7 @@ final class PostgresServerFixture: @unchecked Sendable {
     }
 
     /// Stops it and removes its folder.
-    func remove() {
+    public func remove() {
         stop()
         try? FileManager.default.removeItem(at: folder)
         Self.unregister(self)
@@ -130,7 +131,7 @@ final class PostgresServerFixture: @unchecked Sendable {
 
     deinit { remove() }
 
-    func logTail(lines: Int = 20) -> String {
+    public func logTail(lines: Int = 20) -> String {
         let text = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").suffix(lines).joined(separator: "\n")
     }
@@ -235,7 +236,7 @@ final class PostgresServerFixture: @unchecked Sendable {
 }
 
 /// Runs `statement` on `url` through libpq itself (not through the log): its rows, as text.
-func sql(_ url: String, _ statement: String) throws -> [[String?]] {
+public func sql(_ url: String, _ statement: String) throws -> [[String?]] {
     let connection = PQconnectdb(url)
     defer { PQfinish(connection) }
     guard PQstatus(connection) == CONNECTION_OK else {
