@@ -13,10 +13,9 @@ final class PostgresCallLogReader: @unchecked Sendable {
 
     private let url: PostgresURL
     private let settings: PostgresConnection.Settings
-    private let condition = NSCondition()
+    private let thread = CallLogThread()
+    private var condition: NSCondition { thread.condition }
     private var requests: [(query: CallLogQuery, reply: Reply)] = []
-    private var running = false
-    private var stopping = false
     /// The reader thread's own; nil until the first query, and after PostgreSQL went away.
     private var connection: PostgresConnection?
 
@@ -26,17 +25,12 @@ final class PostgresCallLogReader: @unchecked Sendable {
     }
 
     func start() {
-        condition.lock()
-        running = true
-        condition.unlock()
-        let thread = Thread { [self] in loop() }
-        thread.name = "sluice-call-log-read"
-        thread.start()
+        thread.start(name: "sluice-call-log-read") { [self] in loop() }
     }
 
     func submit(_ query: CallLogQuery, reply: @escaping Reply) {
         condition.lock()
-        guard running, !stopping else {
+        guard thread.running, !thread.stopping else {
             condition.unlock()
             reply(.failure(CallLogError("the call log is closed")))
             return
@@ -53,18 +47,13 @@ final class PostgresCallLogReader: @unchecked Sendable {
 
     /// Answers what waits (with an error), then ends the thread.
     func stop() {
-        condition.lock()
-        stopping = true
-        condition.broadcast()
-        while running { condition.wait() }
-        condition.unlock()
+        thread.stop()
     }
 
     private func loop() {
         while true {
-            condition.lock()
-            while requests.isEmpty && !stopping { condition.wait() }
-            if stopping {
+            thread.lockForWork { !requests.isEmpty }
+            if thread.stopping {
                 let left = requests
                 requests.removeAll()
                 condition.unlock()
@@ -77,10 +66,6 @@ final class PostgresCallLogReader: @unchecked Sendable {
         }
         connection?.close()
         connection = nil
-        condition.lock()
-        running = false
-        condition.broadcast()
-        condition.unlock()
     }
 
     /// One try, and a second on a fresh connection when the first found the old one dead (a

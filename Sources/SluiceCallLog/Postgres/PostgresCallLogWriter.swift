@@ -23,12 +23,11 @@ final class PostgresCallLogWriter: @unchecked Sendable {
     /// The writer thread's own; nil while PostgreSQL cannot be reached.
     private var connection: PostgresConnection?
 
-    private let condition = NSCondition()
+    private let thread = CallLogThread()
+    private var condition: NSCondition { thread.condition }
     private var pending = PendingCallRecords()
     /// The batch the thread is writing: it counts toward the bound and is never dropped.
     private var inFlight = 0
-    private var running = false
-    private var stopping = false
     private var stopDeadline = ContinuousClock.now
     /// Whether the drop over the bound was said: once, until the backlog drains.
     private var backlogReported = false
@@ -52,18 +51,13 @@ final class PostgresCallLogWriter: @unchecked Sendable {
     var droppedWrites: UInt64 { dropped.load(ordering: .relaxed) }
 
     func start() {
-        condition.lock()
-        running = true
-        condition.unlock()
-        let thread = Thread { [self] in loop() }
-        thread.name = "sluice-call-log"
-        thread.start()
+        thread.start(name: "sluice-call-log") { [self] in loop() }
     }
 
     func enqueue(_ record: CallRecord) {
         var line: String?
         condition.lock()
-        if running && !stopping {
+        if thread.running && !thread.stopping {
             if pending.append(record, capacity: bound - inFlight) != nil {
                 dropped.add(1, ordering: .relaxed)
                 if !backlogReported {
@@ -89,30 +83,20 @@ final class PostgresCallLogWriter: @unchecked Sendable {
     /// PostgreSQL is away this waits for it.
     func flush() {
         condition.lock()
-        while running && !(pending.isEmpty && inFlight == 0) { condition.wait() }
+        while thread.running && !(pending.isEmpty && inFlight == 0) { condition.wait() }
         condition.unlock()
     }
 
     /// Writes what waits, then ends the thread. PostgreSQL that does not answer within the
     /// close timeout costs what still waits (dropped, counted, said once).
     func stop() {
-        condition.lock()
-        if !stopping {
-            stopping = true
-            stopDeadline = .now + closeTimeout
-        }
-        condition.broadcast()
-        while running { condition.wait() }
-        condition.unlock()
+        thread.stop { stopDeadline = .now + closeTimeout }
     }
 
     private func loop() {
         while true {
-            condition.lock()
-            while pending.isEmpty && !stopping { condition.wait() }
+            thread.lockForWork { !pending.isEmpty }
             if pending.isEmpty {
-                running = false
-                condition.broadcast()
                 condition.unlock()
                 break
             }
@@ -239,7 +223,7 @@ final class PostgresCallLogWriter: @unchecked Sendable {
     private func giveUpForClose() -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        guard stopping, ContinuousClock.now >= stopDeadline else { return false }
+        guard thread.stopping, ContinuousClock.now >= stopDeadline else { return false }
         let lost = inFlight + pending.count
         _ = pending.take(Int.max)
         dropped.add(UInt64(lost), ordering: .relaxed)

@@ -18,14 +18,13 @@ final class CallLogWriter: @unchecked Sendable {
     private let insertParty: SQLiteStatement
     private let report: @Sendable (String) -> Void
 
-    private let condition = NSCondition()
+    private let thread = CallLogThread()
+    private var condition: NSCondition { thread.condition }
     private var pending: [CallRecord] = []
     /// Records handed over, and records dealt with (stored or given up): `flush` waits for the
     /// second to reach the first.
     private var enqueued: UInt64 = 0
     private var settled: UInt64 = 0
-    private var stopping = false
-    private var running = false
     /// Whether the last batch failed, so a failing disk is logged once, and its recovery once.
     private var failing = false
     private var lost = 0
@@ -43,18 +42,13 @@ final class CallLogWriter: @unchecked Sendable {
     }
 
     func start() {
-        condition.lock()
-        running = true
-        condition.unlock()
-        let thread = Thread { [self] in loop() }
-        thread.name = "sluice-call-log"
-        thread.start()
+        thread.start(name: "sluice-call-log") { [self] in loop() }
     }
 
     func enqueue(_ record: CallRecord) {
         condition.lock()
         defer { condition.unlock() }
-        guard running, !stopping else {
+        guard thread.running, !thread.stopping else {
             dropped.add(1, ordering: .relaxed)
             if !droppedForBacklog { report("call log: a record came after the log closed and is not stored (call \(record.callID))") }
             droppedForBacklog = true
@@ -77,29 +71,22 @@ final class CallLogWriter: @unchecked Sendable {
     func flush() {
         condition.lock()
         let target = enqueued
-        while settled < target && running { condition.wait() }
+        while settled < target && thread.running { condition.wait() }
         condition.unlock()
     }
 
     /// Stores what is waiting, then ends the thread.
     func stop() {
-        condition.lock()
-        stopping = true
-        condition.broadcast()
-        while running { condition.wait() }
-        condition.unlock()
+        thread.stop()
     }
 
     private func loop() {
         while true {
-            condition.lock()
-            while pending.isEmpty && !stopping { condition.wait() }
+            thread.lockForWork { !pending.isEmpty }
             if pending.isEmpty {
+                condition.unlock()
                 upsertCall.finalize()
                 insertParty.finalize()
-                running = false
-                condition.broadcast()
-                condition.unlock()
                 return
             }
             let batch = pending
