@@ -87,7 +87,7 @@ public final class PostgresCallLog: CallLogBackend, @unchecked Sendable {
     }
 
     /// Tries until PostgreSQL answers and the schema is current, or `seconds` pass. A
-    /// database of a newer Sluice fails at once.
+    /// database of a newer Sluice, or a refused password, fails at once.
     private static func connectAndMigrate(url: PostgresURL, settings: PostgresConnection.Settings,
                                           within seconds: Double) throws(CallLogError) -> PostgresConnection {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
@@ -98,7 +98,8 @@ public final class PostgresCallLog: CallLogBackend, @unchecked Sendable {
                 try PostgresSchema.migrate(connection)
                 return connection
             } catch {
-                guard error.isTransient, ContinuousClock.now + .milliseconds(pauseMs) < deadline else {
+                guard error.isTransient, !error.refusedAfterPassword,
+                      ContinuousClock.now + .milliseconds(pauseMs) < deadline else {
                     throw CallLogError("the call log \(url): \(error.message)")
                 }
                 usleep(UInt32(pauseMs * 1000))

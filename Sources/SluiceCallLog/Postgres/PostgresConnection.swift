@@ -35,8 +35,13 @@ final class PostgresConnection {
         }
         guard let handle, PQstatus(handle) == CONNECTION_OK else {
             let problem = lastError
+            // The server asked for the password and still refused: it is past starting up, and
+            // trying again changes nothing (the wrong password, or a database that is not there).
+            let refused = handle.map { PQconnectionUsedPassword($0) != 0 } ?? false
             close()
-            throw PostgresError(url.redact("cannot connect to \(url): \(problem)"), sqlState: nil, connectionLost: true)
+            var error = PostgresError(url.redact("cannot connect to \(url): \(problem)"), sqlState: nil, connectionLost: true)
+            error.refusedAfterPassword = refused
+            throw error
         }
         // NOTICEs (an `IF NOT EXISTS` that skipped) would go to stderr; nobody needs them.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
@@ -108,6 +113,10 @@ struct PostgresError: Error {
     var sqlState: String?
     /// The connection died with it: reconnect before the next try.
     var connectionLost: Bool
+    /// A connection the server refused after taking the password: waiting at start for it
+    /// is pointless (the writer still holds its records and tries again: a password can be
+    /// put right on the server).
+    var refusedAfterPassword = false
 
     init(_ message: String, sqlState: String?, connectionLost: Bool) {
         self.message = message
