@@ -19,6 +19,8 @@ let cLibraries: [Target] = [
     .systemLibrary(name: "CAVFormat", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev"])]),
     // The call log's embedded database (SQLite 3.40 from Debian).
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    // The call log shared by a cluster's nodes: PostgreSQL's client library (libpq 15 from Debian).
+    .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     // The media worker's system calls that Swift cannot make well: recvmmsg/sendmmsg, epoll, TCP.
     .target(name: "CShims"),
 ]
@@ -102,8 +104,9 @@ let package = Package(
         // 1:1 calls (docs/protocol.md section 6, "Calls"): the pure state machine and the call
         // log's record types and store protocol. Knows no socket, no JSON and no database.
         .target(name: "SluiceCalls", dependencies: ["SluiceVocabulary"], swiftSettings: swift5),
-        // The call log in an SQLite file: versioned schema, a writer thread, indexed pages.
-        .target(name: "SluiceCallLog", dependencies: ["SluiceCalls", "CSQLite"], swiftSettings: swift5),
+        // The call log in an SQLite file (one node) or in PostgreSQL (a cluster): versioned
+        // schema, a writer thread, indexed pages.
+        .target(name: "SluiceCallLog", dependencies: ["SluiceCalls", "CSQLite", "CLibPQ"], swiftSettings: swift5),
         .target(name: "SluiceServer",
                 dependencies: ["SluiceWire", "SluiceJSON", "SluiceJSONParser", "SluiceVocabulary", "SluiceMedia",
                                "SluiceControl", "SluiceSignaling", "SluiceTransport", "SluiceCluster", "SluiceRecord",
@@ -118,6 +121,9 @@ let package = Package(
         // the load tester, the tests and the benchmarks, not part of the SluiceClient product.
         .target(name: "SluiceTestMedia", dependencies: ["SluiceClient", "SluiceRTP", "SluiceWire"],
                 swiftSettings: swift5),
+        // A real PostgreSQL for the tests (initdb in a temporary folder, as a non-root user):
+        // the call log's and the server's tests share it. Not part of any product.
+        .target(name: "SluiceTestPostgres", dependencies: ["CLibPQ"], swiftSettings: swift5),
         .executableTarget(name: "sluice", dependencies: ["SluiceServer"], swiftSettings: swift5),
         // The load tester (README.md "Load tester"): the library holds everything testable,
         // the executable only reads flags and runs it.
@@ -139,13 +145,15 @@ let package = Package(
                     swiftSettings: swift5),
         .testTarget(name: "SluiceDataChannelTests", dependencies: ["SluiceDataChannel"], swiftSettings: swift5),
         .testTarget(name: "SluiceCallsTests", dependencies: ["SluiceCalls"], swiftSettings: swift5),
-        .testTarget(name: "SluiceCallLogTests", dependencies: ["SluiceCallLog", "SluiceCalls", "CSQLite"], swiftSettings: swift5),
+        .testTarget(name: "SluiceCallLogTests", dependencies: ["SluiceCallLog", "SluiceCalls", "CSQLite", "SluiceTestPostgres"],
+                    swiftSettings: swift5),
         .testTarget(name: "SluiceJSONTests", dependencies: ["SluiceJSON", "SluiceJSONParser"], swiftSettings: swift5),
         .testTarget(name: "SluiceSignalingTests",
                     dependencies: ["SluiceSignaling", "SluiceJSON", "SluiceJSONParser", "SluiceControl", "SluiceMedia",
                                    "SluiceVocabulary", "SluiceCalls"], swiftSettings: swift5),
         .testTarget(name: "SluiceServerTests", dependencies: ["SluiceServer", "SluiceControl", "SluiceMedia", "SluiceVocabulary",
-                                                         "SluiceCluster", "SluiceDataChannel"], swiftSettings: swift5),
+                                                         "SluiceCluster", "SluiceDataChannel", "SluiceTestPostgres"],
+                    swiftSettings: swift5),
         .testTarget(name: "SluiceClusterTests",
                     dependencies: ["SluiceCluster", "SluiceJSON", "SluiceJSONParser", "SluiceServer", "SluiceSignaling"],
                     swiftSettings: swift5),

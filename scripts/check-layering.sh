@@ -30,8 +30,9 @@ forbidden = {
                      "SluiceJSONParser", "SluiceCluster", "CWebsockets", "CJansson"},
     # The call state machine is pure: no socket, no JSON, no database, no media.
     "SluiceCalls": set(targets) - {"SluiceVocabulary"},
-    # The call log knows SQLite and the record types, nothing of sessions or the wire.
-    "SluiceCallLog": set(targets) - {"SluiceCalls", "CSQLite", "SluiceVocabulary"},
+    # The call log knows SQLite, PostgreSQL's client and the record types, nothing of sessions
+    # or the wire.
+    "SluiceCallLog": set(targets) - {"SluiceCalls", "CSQLite", "CLibPQ", "SluiceVocabulary"},
     "SluiceVocabulary": set(targets),
     "SluiceWire": set(targets),
 }

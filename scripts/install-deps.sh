@@ -3,6 +3,7 @@
 #   scripts/install-deps.sh          build and run dependencies (C libraries)
 #   scripts/install-deps.sh --test   also the test peers: chromium, coturn, iproute2, nftables,
 #                                    valgrind, redis-server (the cluster tests start their own),
+#                                    postgresql (the call-log tests start their own),
 #                                    and a Python venv at .venv/ with aiortc, playwright, pytest...
 # Playwright's own browser download is never used (no network for it): the tests drive
 # Debian's /usr/bin/chromium through executable_path.
@@ -25,11 +26,16 @@ packages+=(libhiredis-dev)
 packages+=(libavformat-dev)
 # SQLite: the call log (SluiceCallLog links it, so the server does).
 packages+=(libsqlite3-dev)
+# libpq: the call log in PostgreSQL, shared by a cluster (SluiceCallLog links it too).
+packages+=(libpq-dev)
 if [[ $with_test == 1 ]]; then
     # coturn: the TURN interop test starts its own turnserver on loopback.
     packages+=(chromium coturn iproute2 nftables valgrind util-linux curl)
     # redis-server: Tests/SluiceClusterTests start their own on 127.0.0.1 (a free port, no disk).
     packages+=(redis-server)
+    # postgresql: Tests/SluiceCallLogTests start their own (initdb in a temp folder, as a
+    # non-root user, on 127.0.0.1 and a free port).
+    packages+=(postgresql)
     # ffmpeg/ffprobe and mkvtoolnix (mkvinfo) check every recording the tests make.
     packages+=(ffmpeg mkvtoolnix)
     # Debian's python3 needs python3-venv for `python3 -m venv`; pyenv's Python has it built in.
@@ -62,6 +68,12 @@ if (( ${#missing[@]} > 0 )); then
     if [[ " ${missing[*]} " == *" redis-server "* ]] && [[ -d /run/systemd/system ]]; then
         echo "install-deps: disabling the redis-server service (the tests start their own)"
         systemctl disable --now redis-server.service || true
+    fi
+    # And for PostgreSQL: Debian creates and starts a cluster on port 5432; the tests run their own.
+    if [[ " ${missing[*]} " == *" postgresql "* ]] && [[ -d /run/systemd/system ]]; then
+        echo "install-deps: disabling the postgresql service (the tests start their own)"
+        systemctl disable --now postgresql.service || true
+        systemctl stop "postgresql@*.service" || true
     fi
 else
     echo "install-deps: Debian packages already installed"

@@ -19,8 +19,8 @@ public final class Server {
     public let cluster: ClusterMember?
     /// Signaling's view of `cluster`: publish claims and the load figures.
     let clusterNames: ClusterStreamNames?
-    /// The call log (`calls.database`); nil when it is off.
-    let callLog: CallLogDatabase?
+    /// The call log (`calls.database`): an SQLite file or PostgreSQL; nil when it is off.
+    let callLog: (any CallLogBackend)?
 
     public init(config: ServerConfig) throws {
         // Before any socket is bound: credentials Redis refuses will never do, so the node

@@ -49,21 +49,7 @@ final class ReportedLines: @unchecked Sendable {
     @Test func aRecordIsUpdatedInPlaceAsTheCallGoesOn() throws {
         let log = try CallLogDatabase(path: scratchFile())
         defer { log.close() }
-        var call = record(1)
-        log.write(call)
-        call.answeredAt = call.startedAt + 1500
-        log.write(call)
-        call.endedAt = call.startedAt + 9500
-        call.durationMs = 8000
-        call.endResult = "completed"
-        call.endedBy = "bob"
-        log.write(call)
-        log.flush()
-        let page = try log.query(CallLogQuery(user: "alice"))
-        #expect(page.records == [call])
-        #expect(page.nextCursor == nil)
-        #expect(try log.query(CallLogQuery(user: "bob")).records == [call])
-        #expect(try log.query(CallLogQuery(user: "carol")).records.isEmpty)
+        try CallLogStoreCases.checkUpdateInPlace(log)
     }
 
     @Test func aRestartKeepsTheLog() throws {
@@ -123,49 +109,7 @@ final class ReportedLines: @unchecked Sendable {
     @Test func pagesWalkEveryMatchingCallOnceNewestFirst() throws {
         let log = try CallLogDatabase(path: scratchFile())
         defer { log.close() }
-        let users = ["alice", "bob", "carol"]
-        var all: [CallRecord] = []
-        for n in 0..<250 {
-            // Four calls share each start time, so the cursor's call id matters.
-            let call = record(n, caller: users[n % 3], callee: users[(n + 1) % 3], app: n % 5 == 0 ? "other" : "app",
-                              startedAt: Int64(5000 + n / 4))
-            all.append(call)
-            log.write(call)
-        }
-        log.flush()
-        func newestFirst(_ a: CallRecord, _ b: CallRecord) -> Bool {
-            a.startedAt != b.startedAt ? a.startedAt > b.startedAt : a.callID > b.callID
-        }
-        func walk(_ base: CallLogQuery) throws -> [CallRecord] {
-            var query = base, seen: [CallRecord] = [], pages = 0
-            while true {
-                let page = try log.query(query)
-                #expect(page.records.count <= base.limit)
-                seen += page.records
-                pages += 1
-                guard let next = page.nextCursor, pages < 100 else { break }
-                #expect(page.records.count == base.limit)
-                query.cursor = next
-            }
-            return seen
-        }
-        let cases: [(CallLogQuery, (CallRecord) -> Bool)] = [
-            (CallLogQuery(limit: 7), { _ in true }),
-            (CallLogQuery(user: "carol", limit: 20), { $0.caller == "carol" || $0.callee == "carol" }),
-            (CallLogQuery(appKey: "other", limit: 9), { $0.appKey == "other" }),
-            (CallLogQuery(appKey: "app", user: "alice", limit: 13),
-             { $0.appKey == "app" && ($0.caller == "alice" || $0.callee == "alice") }),
-            (CallLogQuery(from: 5010, to: 5040, limit: 11), { $0.startedAt >= 5010 && $0.startedAt < 5040 }),
-            (CallLogQuery(user: "bob", from: 5020, to: 5021, limit: 1),
-             { ($0.caller == "bob" || $0.callee == "bob") && $0.startedAt == 5020 }),
-        ]
-        for (query, matches) in cases {
-            let expected = all.filter(matches).sorted(by: newestFirst)
-            #expect(!expected.isEmpty)
-            #expect(try walk(query) == expected, "\(query)")
-        }
-        #expect(try log.query(CallLogQuery(from: 6000)).records.isEmpty)
-        #expect(try log.query(CallLogQuery(from: 5050, to: 5050)).records.isEmpty)
+        try CallLogStoreCases.check(log)
     }
 
     @Test func readsGoOnWhileTheWriterWrites() throws {
@@ -191,6 +135,7 @@ final class ReportedLines: @unchecked Sendable {
         log.write(record(3))
         log.flush()
         #expect(reported.lines.count == 1, "\(reported.lines)")
+        #expect(log.droppedWrites == 2)
         let reopened = try CallLogDatabase(path: path)
         defer { reopened.close() }
         #expect(try reopened.query(CallLogQuery()).records.map(\.callID) == [record(1).callID])

@@ -1,3 +1,4 @@
+import SluiceCalls
 import SluiceControl
 import SluiceJSON
 import SluiceJSONParser
@@ -182,7 +183,7 @@ public final class AdminAPI {
             links: AdminLinkMetrics.Input(origin: media.linkViews, edge: media.edgeLinks.count,
                                           packets: media.linkPackets,
                                           layerPackets: media.edgeLinkLayerPackets),
-            dataChannels: media.allDataChannelStats())
+            dataChannels: media.allDataChannelStats(), callLogDropped: sessions.callLog?.droppedWrites)
         let text = PrometheusText.render(AdminMetrics.families(input))
         return HTTPResponse(status: 200, contentType: PrometheusText.contentType, body: Array(text.utf8))
     }

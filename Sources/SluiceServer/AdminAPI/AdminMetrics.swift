@@ -29,6 +29,8 @@ struct AdminMetrics {
         var links = AdminLinkMetrics.Input()
         /// Every handle's data channels.
         var dataChannels: [AdminDataChannelMetrics.Handle] = []
+        /// The call log's records never stored (`CallLogStore.droppedWrites`); nil when it is off.
+        var callLogDropped: UInt64?
     }
 
     static func families(_ input: Input) -> [PrometheusMetricFamily] {
@@ -87,6 +89,19 @@ struct AdminMetrics {
         return [up, info, uptime, sessions, streams, players] + perStream.all + [received, sent, dropped, messages, delay]
             + AdminTCPMetrics.families(input.tcp) + AdminRelayMetrics.families(input.relay)
             + AdminLinkMetrics.families(input.links) + AdminDataChannelMetrics.families(input.dataChannels)
+            + callLogFamilies(input.callLogDropped)
+    }
+
+    /// `sluice_call_log_dropped_total` while the call log is on: what a database that was
+    /// away (or a disk that refused) cost, which the log line says only once.
+    static func callLogFamilies(_ dropped: UInt64?) -> [PrometheusMetricFamily] {
+        guard let dropped else { return [] }
+        var family = PrometheusMetricFamily(
+            name: "sluice_call_log_dropped_total",
+            help: "Call log records never stored: over the in-memory bound while the database was away, refused, or left at shutdown.",
+            kind: .counter)
+        family.add(dropped)
+        return [family]
     }
 
     static func forwardDelays(_ workers: [MediaWorker]) -> [(index: Int, buckets: [UInt64])] {

@@ -1,9 +1,11 @@
 import Foundation
+import SluiceCallLog
 import SluiceCalls
 
 extension ServerConfig {
     /// `calls`: `{"ringTimeoutSeconds": 60, "reconnectSeconds": 2, "perMinute": 30,
-    /// "database": "calls.db"}`, all optional (docs/protocol.md section 6, "Calls").
+    /// "database": "calls.db"}`, all optional (docs/protocol.md section 6, "Calls"). `database`
+    /// is a path or a `postgresql://user:password@host:port/db` URL.
     static func readCalls(_ top: ConfigReader, into config: inout ServerConfig) throws(ConfigError) {
         let section = try top.child("calls", known: ["ringTimeoutSeconds", "reconnectSeconds", "perMinute", "mediaTimeoutSeconds",
                                                           "database"])
@@ -15,6 +17,15 @@ extension ServerConfig {
         config.calls.mediaTimeoutSeconds = try section.int("mediaTimeoutSeconds", default: defaults.mediaTimeoutSeconds,
                                                            range: 0...3600)
         config.callDatabase = try section.string("database", default: "calls.db")
+        if PostgresURL.isPostgres(config.callDatabase) {
+            // Read by libpq now, so a URL it cannot use stops the start here; the reason
+            // never repeats the password.
+            do {
+                _ = try PostgresURL(config.callDatabase)
+            } catch {
+                throw ConfigError(key: "calls.database", problem: error.message)
+            }
+        }
     }
 
     /// `apps[i].trustClientUser` and `apps[i].calls`: `{"enabled": true, "callWaiting": false}`.
@@ -25,10 +36,26 @@ extension ServerConfig {
                                    callWaiting: try section.bool("callWaiting", default: false))
     }
 
+    /// Where `calls.database` keeps the log.
+    public enum CallLogLocation: Equatable {
+        /// An SQLite file, this node's own.
+        case sqlite(path: String)
+        /// A `postgresql://` or `postgres://` URL: one log for every node that names it.
+        case postgres(url: String)
+    }
+
+    /// `calls.database` read: a PostgreSQL URL, or a path (`callDatabasePath`); nil when the
+    /// log is off.
+    public func callLogLocation(configPath: String?) -> CallLogLocation? {
+        if PostgresURL.isPostgres(callDatabase) { return .postgres(url: callDatabase) }
+        return callDatabasePath(configPath: configPath).map { .sqlite(path: $0) }
+    }
+
     /// `calls.database` as a path: a relative one is from the config file's folder (the
-    /// working directory for a config that came from no file); nil when the log is off.
+    /// working directory for a config that came from no file); nil when the log is off or in
+    /// PostgreSQL.
     public func callDatabasePath(configPath: String?) -> String? {
-        guard !callDatabase.isEmpty else { return nil }
+        guard !callDatabase.isEmpty, !PostgresURL.isPostgres(callDatabase) else { return nil }
         if callDatabase.hasPrefix("/") { return callDatabase }
         let folder = configPath.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
             ?? FileManager.default.currentDirectoryPath

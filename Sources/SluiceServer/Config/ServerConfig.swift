@@ -86,8 +86,9 @@ public struct ServerConfig: Sendable {
     public var recording: RecordingSettings?
     /// `calls`: ring and reconnect timeouts, the per-session call rate.
     public var calls = CallSettings()
-    /// `calls.database`: the call log's SQLite file ("" keeps no log; `callDatabasePath`). A
-    /// config file gets "calls.db" beside it by default; one built in code (tests) keeps none.
+    /// `calls.database`: the call log's SQLite file, or a PostgreSQL URL ("" keeps no log;
+    /// `callLogLocation`). A config file gets "calls.db" beside it by default; one built in
+    /// code (tests) keeps none.
     public var callDatabase = ""
     /// The file this config was read from (relative paths in it start there); nil when built in code.
     public var sourcePath: String?

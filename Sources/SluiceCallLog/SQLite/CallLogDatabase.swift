@@ -3,8 +3,9 @@ import SluiceCalls
 /// The call log in an SQLite file (`calls.database`): the embedded default, nothing to run
 /// beside the server. Writes go to `CallLogWriter`'s thread; queries read on the caller's
 /// thread through a second connection. The file is in WAL mode, so neither waits for the other.
-public final class CallLogDatabase: CallLogStore, @unchecked Sendable {
+public final class CallLogDatabase: CallLogBackend, @unchecked Sendable {
     public let path: String
+    public var location: String { path }
     private let writer: CallLogWriter
     private let reader: CallLogReader
     private let writerConnection: SQLiteConnection
@@ -16,7 +17,9 @@ public final class CallLogDatabase: CallLogStore, @unchecked Sendable {
         writerConnection = try SQLiteConnection(path: path)
         do {
             // A file that is not a database fails here, with SQLite's "file is not a database".
-            try writerConnection.execute("PRAGMA journal_mode = WAL")
+            if try !writerConnection.switchToWAL() {
+                report("call log: \(path) stays in rollback-journal mode (another process kept it busy); reads wait for writes")
+            }
             // With WAL, NORMAL loses no committed call on a crash of the process, only on a
             // power loss, and spares an fsync per batch.
             try writerConnection.execute("PRAGMA synchronous = NORMAL")
@@ -43,6 +46,8 @@ public final class CallLogDatabase: CallLogStore, @unchecked Sendable {
     public func flush() {
         writer.flush()
     }
+
+    public var droppedWrites: UInt64 { writer.droppedWrites }
 
     /// Stores what is waiting and closes the file. Writes after this are dropped (and said so).
     public func close() {

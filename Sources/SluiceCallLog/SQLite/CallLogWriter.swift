@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCalls
+import Synchronization
 
 /// The call log's writer thread: signaling hands records over (`enqueue` only appends under a
 /// lock), and this thread stores each batch it finds in one transaction, so a burst of call
@@ -17,53 +18,44 @@ final class CallLogWriter: @unchecked Sendable {
     private let insertParty: SQLiteStatement
     private let report: @Sendable (String) -> Void
 
-    private let condition = NSCondition()
+    private let thread = CallLogThread()
+    private var condition: NSCondition { thread.condition }
     private var pending: [CallRecord] = []
     /// Records handed over, and records dealt with (stored or given up): `flush` waits for the
     /// second to reach the first.
     private var enqueued: UInt64 = 0
     private var settled: UInt64 = 0
-    private var stopping = false
-    private var running = false
     /// Whether the last batch failed, so a failing disk is logged once, and its recovery once.
     private var failing = false
     private var lost = 0
     private var droppedForBacklog = false
+    /// Every record never stored, whatever the reason: `CallLogStore.droppedWrites`.
+    private let dropped = Atomic<UInt64>(0)
+
+    var droppedWrites: UInt64 { dropped.load(ordering: .relaxed) }
 
     init(connection: SQLiteConnection, report: @escaping @Sendable (String) -> Void) throws(CallLogError) {
         self.connection = connection
         self.report = report
-        upsertCall = try connection.prepare("""
-            INSERT INTO calls (call_id, app_key, caller, callee, video, audio, custom, started_at,
-                               answered_at, ended_at, duration_ms, end_result, ended_by)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-            ON CONFLICT (call_id) DO UPDATE SET
-                answered_at = excluded.answered_at, ended_at = excluded.ended_at,
-                duration_ms = excluded.duration_ms, end_result = excluded.end_result,
-                ended_by = excluded.ended_by
-            """)
-        insertParty = try connection.prepare(
-            "INSERT OR IGNORE INTO call_parties (user, started_at, call_id, app_key) VALUES (?1, ?2, ?3, ?4)")
+        upsertCall = try connection.prepare(CallLogSQL.upsertCalls(rows: 1, CallLogSQL.sqliteMarker))
+        insertParty = try connection.prepare(CallLogSQL.insertParties(rows: 1, CallLogSQL.sqliteMarker))
     }
 
     func start() {
-        condition.lock()
-        running = true
-        condition.unlock()
-        let thread = Thread { [self] in loop() }
-        thread.name = "sluice-call-log"
-        thread.start()
+        thread.start(name: "sluice-call-log") { [self] in loop() }
     }
 
     func enqueue(_ record: CallRecord) {
         condition.lock()
         defer { condition.unlock() }
-        guard running, !stopping else {
+        guard thread.running, !thread.stopping else {
+            dropped.add(1, ordering: .relaxed)
             if !droppedForBacklog { report("call log: a record came after the log closed and is not stored (call \(record.callID))") }
             droppedForBacklog = true
             return
         }
         guard pending.count < Self.maxPending else {
+            dropped.add(1, ordering: .relaxed)
             if !droppedForBacklog {
                 report("call log: \(Self.maxPending) records are waiting for the disk; newer ones are dropped until it catches up")
             }
@@ -79,29 +71,22 @@ final class CallLogWriter: @unchecked Sendable {
     func flush() {
         condition.lock()
         let target = enqueued
-        while settled < target && running { condition.wait() }
+        while settled < target && thread.running { condition.wait() }
         condition.unlock()
     }
 
     /// Stores what is waiting, then ends the thread.
     func stop() {
-        condition.lock()
-        stopping = true
-        condition.broadcast()
-        while running { condition.wait() }
-        condition.unlock()
+        thread.stop()
     }
 
     private func loop() {
         while true {
-            condition.lock()
-            while pending.isEmpty && !stopping { condition.wait() }
+            thread.lockForWork { !pending.isEmpty }
             if pending.isEmpty {
+                condition.unlock()
                 upsertCall.finalize()
                 insertParty.finalize()
-                running = false
-                condition.broadcast()
-                condition.unlock()
                 return
             }
             let batch = pending
@@ -135,6 +120,7 @@ final class CallLogWriter: @unchecked Sendable {
             }
         }
         lost += batch.count
+        dropped.add(UInt64(batch.count), ordering: .relaxed)
         if !failing, let lastError {
             report("call log: cannot write (\(lastError.message)); \(batch.count) record(s) not stored, "
                    + "later failures are counted until it works again")

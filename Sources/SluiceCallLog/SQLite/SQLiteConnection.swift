@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 import SluiceCalls
 
 /// One open SQLite connection, used by one thread at a time (the call log has two: the
@@ -6,6 +7,9 @@ import SluiceCalls
 final class SQLiteConnection {
     let path: String
     private var handle: OpaquePointer?
+    /// How long a statement waits for another connection's lock (another server on the same
+    /// file, or this one's other connection) before SQLite gives up with "database is locked".
+    static let busyTimeoutMs: Int32 = 5000
 
     init(path: String, readOnly: Bool = false) throws(CallLogError) {
         self.path = path
@@ -17,8 +21,9 @@ final class SQLiteConnection {
             handle = nil
             throw CallLogError("cannot open \(path): \(problem)")
         }
-        // A reader meets the writer's lock only for the moment of a WAL checkpoint.
-        sqlite3_busy_timeout(handle, 2000)
+        // Before any statement: servers opening one file together wait for each other's
+        // locks (the migration, the switch to WAL) instead of failing at once.
+        sqlite3_busy_timeout(handle, Self.busyTimeoutMs)
     }
 
     deinit { close() }
@@ -38,6 +43,51 @@ final class SQLiteConnection {
             let problem = message.map { String(cString: $0) } ?? lastError
             sqlite3_free(message)
             throw CallLogError("\(path): \(problem)")
+        }
+    }
+
+    /// `execute`, tried again while another connection holds a lock that SQLite does not wait
+    /// for through the busy handler (a file that another process is creating or recovering
+    /// answers SQLITE_BUSY at once). Bounded by the busy timeout.
+    func executeWaitingForLocks(_ sql: String) throws(CallLogError) {
+        try waitingForLocks { sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK ? .done : .retry }
+    }
+
+    /// Puts the file in WAL mode (it stays so: later opens find it there). The switch needs
+    /// every other connection to the file to be idle; while one is not, SQLite answers BUSY or
+    /// the mode it keeps ("delete"), so it is tried again within the busy timeout. False when
+    /// the file kept its rollback journal after that: readers then wait for the writer's
+    /// commits, which is slower but loses nothing.
+    func switchToWAL() throws(CallLogError) -> Bool {
+        var switched = false
+        try waitingForLocks {
+            var statement: OpaquePointer?
+            defer { sqlite3_finalize(statement) }
+            guard sqlite3_prepare_v2(handle, "PRAGMA journal_mode = WAL", -1, &statement, nil) == SQLITE_OK,
+                  sqlite3_step(statement) == SQLITE_ROW else { return .retry }
+            let mode = sqlite3_column_text(statement, 0).map { String(cString: $0) } ?? ""
+            switched = mode.lowercased() == "wal"
+            return switched ? .done : .keptOldMode
+        }
+        return switched
+    }
+
+    private enum Attempt { case done, retry, keptOldMode }
+
+    /// Runs `attempt` until it is done, or fails with an error other than a lock, or the busy
+    /// timeout passes.
+    private func waitingForLocks(_ attempt: () -> Attempt) throws(CallLogError) {
+        let deadline = ContinuousClock.now + .milliseconds(Int(Self.busyTimeoutMs))
+        while true {
+            let outcome = attempt()
+            if outcome == .done { return }
+            let primary = sqlite3_errcode(handle) & 0xff
+            let locked = outcome == .keptOldMode || primary == SQLITE_BUSY || primary == SQLITE_LOCKED
+            guard locked, ContinuousClock.now < deadline else {
+                if outcome == .keptOldMode { return }
+                throw CallLogError("\(path): \(lastError)")
+            }
+            usleep(UInt32.random(in: 2_000...10_000))
         }
     }
 
@@ -64,7 +114,7 @@ final class SQLiteConnection {
 
 /// A prepared statement: bind, step, read columns, reset. Reused for every write and query of
 /// its shape, so SQL is parsed once.
-final class SQLiteStatement {
+final class SQLiteStatement: CallLogRow {
     private var statement: OpaquePointer?
     private unowned let connection: SQLiteConnection
     /// SQLITE_TRANSIENT: SQLite copies bound text before `bind` returns.
@@ -125,6 +175,8 @@ final class SQLiteStatement {
     func optionalInt64(_ column: Int32) -> Int64? {
         sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, column)
     }
+
+    func bool(_ column: Int32) -> Bool { int64(column) != 0 }
 
     func text(_ column: Int32) -> String { optionalText(column) ?? "" }
 
