@@ -9,6 +9,10 @@ sessions do. Three nodes on one Redis:
   both ways and unhold resumes; bob hangs up from node 3 and alice gets `completed`.
 - busy across nodes (dave on node 2 calls bob while bob is in alice's call), and a decline from
   node 2.
+- The call log is one PostgreSQL database for the three nodes: the call shows in `callLog` of
+  bob's session on node 2 and in `GET /api/v1/calls` of node 1, with its duration. With
+  PostgreSQL stopped while calls are made, answered and hung up on two nodes, and started
+  again, every call's record arrives.
 - kill -9 node 3 during two calls: alice (node 1) loses bob's device on node 3, and dave
   (node 2) loses the home of carol's call (carol on node 3 called him): each gets `ENDED
   connectionLost` within 3 s, the call log of the node that logs each says `connectionLost`,
@@ -23,13 +27,25 @@ import time
 
 from call_peers import (APP, close_call, close_clients, join_media, record_of, user_session, wait_call_status,
                         wait_incoming)
+from conftest import ARTIFACTS
 from conftest_cluster import make_cluster, poll_until  # noqa: F401 (the fixture)
 from polling import growth_while_quiet
+from postgres import PostgresServer
 from sluice_client import RpcError
 
 OVERRIDES = {"apps": [{"key": APP, "trustClientUser": True}],
              "calls": {"ringTimeoutSeconds": 20, "reconnectSeconds": 2},
              "limits": {"requestsPerSecond": 5000}}
+
+
+def shared_log(tmp_path, name: str):
+    """A started PostgreSQL and the overrides that give every node one call log in it."""
+    postgres = PostgresServer(ARTIFACTS / f"cluster-{name}-postgres.log")
+    postgres.start()
+    url = postgres.create_database(f"calls_{name}")
+    overrides = {key: (dict(value) if isinstance(value, dict) else value) for key, value in OVERRIDES.items()}
+    overrides["calls"]["database"] = url
+    return postgres, overrides
 
 
 async def online_everywhere(cluster, users: set):
@@ -49,8 +65,12 @@ async def online_everywhere(cluster, users: set):
         await probe.close()
 
 
-def test_a_call_rings_every_device_on_every_node_and_connects_across_nodes(make_cluster, figures):
-    asyncio.run(_ring_accept_media(make_cluster(3, overrides=OVERRIDES), figures))
+def test_a_call_rings_every_device_on_every_node_and_connects_across_nodes(make_cluster, figures, tmp_path):
+    postgres, overrides = shared_log(tmp_path, "ring")
+    try:
+        asyncio.run(_ring_accept_media(make_cluster(3, overrides=overrides), figures))
+    finally:
+        postgres.remove()
 
 
 async def _ring_accept_media(cluster, figures):
@@ -95,8 +115,13 @@ async def _ring_accept_media(cluster, figures):
         await bob3.call("hangup", {"callId": call_id})
         ended = await wait_call_status(alice, call_id, "ENDED")
         assert ended.params["endResult"] == "completed" and ended.params["by"] == "bob", ended.params
-        record = record_of(node1, call_id)
-        assert record["endResult"] == "completed" and record["durationMs"] > 0, record
+        # One log for the cluster: node 1's admin API and bob's callLog on node 2 both show it.
+        record = await poll_until(lambda: [c for c in record_of_all(node1) if c["callId"] == call_id
+                                           and c["endResult"] == "completed"], "the call's end in the log")
+        assert record[0]["durationMs"] > 0 and record[0]["caller"] == "alice", record
+        own = (await bob2.call("callLog"))["calls"]
+        mine = [c for c in own if c["callId"] == call_id]
+        assert mine and mine[0]["endResult"] == "completed" and mine[0]["durationMs"] == record[0]["durationMs"], own
         # A method of bob's from node 2 now: the call is over (1015, from its home).
         try:
             await bob2.call("hangup", {"callId": call_id})
@@ -107,6 +132,51 @@ async def _ring_accept_media(cluster, figures):
         await close_call(media, [alice, bob2, bob3])
 
     figures(await setup_times(cluster))
+
+
+def record_of_all(node) -> list:
+    from call_peers import admin_calls
+    return admin_calls(node, "?limit=1000")["calls"]
+
+
+def test_calls_made_while_postgresql_restarts_are_all_logged(make_cluster, tmp_path, figures):
+    postgres, overrides = shared_log(tmp_path, "restart")
+    try:
+        asyncio.run(_postgres_restart(make_cluster(3, overrides=overrides), postgres, figures))
+    finally:
+        postgres.remove()
+
+
+async def _postgres_restart(cluster, postgres, figures):
+    node1, node2, node3 = cluster.nodes
+    alice = await user_session(node1, "alice")
+    bob = await user_session(node2, "bob")
+    made = []
+    try:
+        await online_everywhere(cluster, {"alice", "bob"})
+        postgres.stop()
+        for round_number in range(6):
+            caller, callee, name = (alice, bob, "alice") if round_number % 2 == 0 else (bob, alice, "bob")
+            call_id = (await caller.call("call", {"to": "bob" if name == "alice" else "alice"}))["callId"]
+            await wait_incoming(callee, name)
+            await callee.call("accept", {"callId": call_id})
+            await wait_call_status(caller, call_id, "CONNECTING")
+            await callee.call("hangup", {"callId": call_id})
+            await wait_call_status(caller, call_id, "ENDED")
+            made.append(call_id)
+        stopped_for = time.monotonic()
+        postgres.start()
+
+        async def all_logged():
+            logged = {c["callId"]: c for c in record_of_all(node3)}
+            return all(logged.get(call_id, {}).get("endResult") == "completed" for call_id in made) and logged
+        logged = await poll_until(all_logged, "every call made while PostgreSQL was down, in the log", timeout=30)
+        assert all(logged[call_id]["answeredAt"] is not None for call_id in made)
+        figures({"callsMadeWhilePostgresWasDown": len(made),
+                 "restartToAllLoggedMs": round((time.monotonic() - stopped_for) * 1000)})
+        assert "sluice_call_log_dropped_total 0" in node1.metrics() and "sluice_call_log_dropped_total 0" in node2.metrics()
+    finally:
+        await close_clients(alice, bob)
 
 
 async def setup_times(cluster, calls: int = 20) -> dict:

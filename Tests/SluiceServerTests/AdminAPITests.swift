@@ -75,8 +75,22 @@ final class AdminFixture {
         if let contentType { headers["content-type"] = contentType }
         // "/path?query" as a request line gives it: the parser splits the two.
         let parts = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        return router.route(HTTPRequest(method: method, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : "",
-                                        headers: headers, body: Array(body.utf8)))
+        let responder = HTTPResponder()
+        router.route(HTTPRequest(method: method, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : "",
+                                 headers: headers, body: Array(body.utf8)), responder: responder)
+        // A route that answers from another thread (the call log on PostgreSQL) answers on the
+        // service thread's next wake, which this thread plays.
+        pump { responder.isAnswered }
+        return responder.immediate ?? .error(status: 500, message: "No answer", reason: "INTERNAL_ERROR")
+    }
+
+    /// Plays the service thread's wakes until `done` (or 10 s, a bound for a broken run).
+    func pump(until done: () -> Bool) {
+        let deadline = Date().addingTimeInterval(10)
+        while !done() && Date() < deadline {
+            sessions.callTick()
+            usleep(1000)
+        }
     }
 
     /// A connected session.
@@ -102,6 +116,7 @@ final class AdminFixture {
     func rpc(_ method: String, _ params: JSONValue, session: RPCSession, output: AdminRecordingOutput, id: Int) -> JSONValue? {
         let message: JSONValue = ["jsonrpc": "2.0", "id": JSONValue(id), "method": .string(method), "params": params]
         sessions.receive(message.serialized(), from: session)
+        pump { output.reply(id: id) != nil }
         return output.reply(id: id)
     }
 

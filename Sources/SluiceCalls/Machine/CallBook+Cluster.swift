@@ -90,8 +90,16 @@ extension CallBook {
 
     /// Whether `user` is in a call another node's book keeps (as that user's node says).
     func isBusyElsewhere(_ user: CallUser) -> Bool {
-        // A call of this book is judged by the book itself: a remote node may still list one
-        // that ended here a moment ago.
-        (remoteBusy[user] ?? []).contains { calls[$0] == nil }
+        // A call of this book is judged by the book itself, and one this node heard end
+        // elsewhere is over: a remote node may list either for up to a heartbeat more.
+        (remoteBusy[user] ?? []).contains { calls[$0] == nil && endedElsewhereUntil[$0] == nil }
+    }
+
+    /// This node heard that a call of another node's book ended (its mirror was told, or its
+    /// home died): it busies nobody, whatever a presence a heartbeat old still says.
+    public func endedElsewhere(_ id: String) {
+        let now = monoMicros()
+        endedElsewhereUntil = endedElsewhereUntil.filter { $0.value > now }
+        endedElsewhereUntil[id] = now + UInt64(settings.endedCallMemorySeconds) * 1_000_000
     }
 }

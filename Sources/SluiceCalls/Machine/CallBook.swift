@@ -32,6 +32,8 @@ public final class CallBook {
     /// Remote sessions that acted before the presence listed them, until when a listing
     /// without them is taken as old (monotonic µs).
     var remoteGrace: [SessionID: UInt64] = [:]
+    /// Calls of other nodes' books this node heard end, until when to remember it (monotonic µs).
+    var endedElsewhereUntil: [String: UInt64] = [:]
 
     public init(settings: CallSettings = CallSettings(), wallMillis: @escaping () -> Int64,
                 monoMicros: @escaping () -> UInt64, makeCallID: @escaping () -> String = CallBook.randomCallID) {
@@ -46,7 +48,7 @@ public final class CallBook {
         ["calls.calls": calls.count, "calls.custom": customJSON.count, "calls.onlineUsers": online.count,
          "calls.userOf": userOf.count, "calls.activeCalls": activeCalls.count, "calls.recentCalls": recentCalls.count,
          "calls.remoteSessions": remoteNodes.count, "calls.remoteBusy": remoteBusy.count,
-         "calls.remoteGrace": remoteGrace.count]
+         "calls.remoteGrace": remoteGrace.count, "calls.endedElsewhere": endedElsewhereUntil.count]
     }
 
     // MARK: Presence

@@ -17,26 +17,45 @@ public final class AdminCalls {
     }
 
     public func register(on router: HTTPRouter) {
-        router.add(nil, Self.path) { [self] request in
-            if let refusal = authorization.refusal(for: request) { return refusal }
-            guard request.path == Self.path || request.path == Self.path + "/" else { return .notFound }
-            guard AdminAPI.isRead(request) else { return AdminAPI.methodNotAllowed("GET") }
-            return page(request)
+        router.addDeferred(nil, Self.path) { [self] request, responder in
+            if let refusal = authorization.refusal(for: request) { _ = responder.respond(refusal); return }
+            guard request.path == Self.path || request.path == Self.path + "/" else { _ = responder.respond(.notFound); return }
+            guard AdminAPI.isRead(request) else { _ = responder.respond(AdminAPI.methodNotAllowed("GET")); return }
+            page(request, responder)
         }
     }
 
-    func page(_ request: HTTPRequest) -> HTTPResponse {
+    /// The page is read off the service thread (a database across the network answers from a
+    /// thread of its own), and answered back on it.
+    func page(_ request: HTTPRequest, _ responder: HTTPResponder) {
         let query: CallLogQuery
         switch Self.query(request.queryItems) {
         case .success(let parsed): query = parsed
-        case .failure(let problem): return .error(status: 400, message: problem.message, reason: "BAD_REQUEST")
+        case .failure(let problem):
+            _ = responder.respond(.error(status: 400, message: problem.message, reason: "BAD_REQUEST"))
+            return
         }
         guard let log = sessions.callLog else {
-            return .error(status: 409, message: "The call log is off (calls.database is empty)", reason: "CALL_LOG_OFF")
+            _ = responder.respond(.error(status: 409, message: "The call log is off (calls.database is empty)",
+                                         reason: "CALL_LOG_OFF"))
+            return
         }
-        do throws(CallLogError) {
-            return .json(.object(CallJSON.page(try log.query(query))))
-        } catch {
+        let sessions = self.sessions
+        let answer = InlineOrLater<Result<CallLogPage, CallLogError>>()
+        log.query(query) { result in
+            // A local file answers inside the call; a database across the network from a thread
+            // of its own, answered back on the service thread.
+            guard !answer.answeredInline(result) else { return }
+            sessions.runOnServiceThread { _ = responder.respond(Self.response(result)) }
+        }
+        if let result = answer.returned() { _ = responder.respond(Self.response(result)) }
+    }
+
+    static func response(_ result: Result<CallLogPage, CallLogError>) -> HTTPResponse {
+        switch result {
+        case .success(let page):
+            return .json(.object(CallJSON.page(page)))
+        case .failure(let error):
             return .error(status: 500, message: "The call log could not be read: \(error.message)", reason: "CALL_LOG_ERROR")
         }
     }

@@ -114,6 +114,7 @@ extension SessionManager {
     /// The service thread's periodic wake: ring timeouts and lost devices; in a cluster, the
     /// other nodes' answers, this node's presence, and the cluster's.
     public func callTick() {
+        for work in serviceInbox.take() { work() }
         syncClusterCalls()
         let effects = callBook.tick()
         guard !effects.isEmpty else { return }

@@ -74,17 +74,44 @@ extension SessionManager {
             guard let callLog else { throw .callLogOff }
             query.appKey = session.appKey
             query.user = user
-            do throws(CallLogError) {
-                return .object(CallJSON.page(try callLog.query(query)))
-            } catch {
-                log.warn("call log: \(error.message)")
-                throw .internalError("the call log could not be read")
+            // A local file answers inside the call; a database across the network answers from a
+            // thread of its own: then the request waits for the page (the session's next ones
+            // behind it), and the service thread is never held.
+            let answer = InlineOrLater<Result<CallLogPage, CallLogError>>()
+            // The token the page will resume, known before any later answer is handled: that
+            // runs on this thread, after this request.
+            let token = nextHookToken
+            callLog.query(query) { [weak self] result in
+                guard !answer.answeredInline(result) else { return }
+                self?.runOnServiceThread { [weak self] in
+                    guard let self else { return }
+                    resumeParked(token) { (_: ParkedRequest) throws(RPCError) -> (JSONValue, FollowUp) in
+                        (try self.callLogPage(result), .none)
+                    }
+                }
             }
+            if let result = answer.returned() { return try callLogPage(result) }
+            let parked = park(session, id: requestID, label: "callLog") { (_: RPCSession) throws(RPCError) in
+                throw .internalError("the call log has not answered")
+            }
+            assert(parked == token)
+            followUp = .parked
+            return .null
         case "onlineUsers":
             try requireCalls(app, session)
             return ["users": .array(callBook.onlineUsers(appKey: session.appKey ?? "").map { .string($0) })]
         default:
             throw .methodNotFound(method)
+        }
+    }
+
+    private func callLogPage(_ result: Result<CallLogPage, CallLogError>) throws(RPCError) -> JSONValue {
+        switch result {
+        case .success(let page):
+            return .object(CallJSON.page(page))
+        case .failure(let error):
+            log.warn("call log: \(error.message)")
+            throw .internalError("the call log could not be read")
         }
     }
 

@@ -13,7 +13,7 @@ public final class HTTPResponder {
     }
 
     private var state = State.inHandler
-    private(set) var immediate: HTTPResponse?
+    public private(set) var immediate: HTTPResponse?
     /// Called once when the connection closes before an answer was given, so that whatever
     /// the request made can be undone: nobody will learn about it.
     public var onAbandon: (() -> Void)?

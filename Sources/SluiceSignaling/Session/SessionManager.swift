@@ -57,6 +57,8 @@ public final class SessionManager {
     var callRelay: ClusterCallRelay?
     /// Wakes the service thread from any thread (set by the server when it starts).
     public var wakeup: @Sendable () -> Void = {}
+    /// Work other threads hand to the service thread (`runOnServiceThread`).
+    let serviceInbox = Inbox<() -> Void>()
 
     /// `clock` gives monotonic microseconds (rate limiting); `makeSessionID`, `hookTransport`
     /// and `wallClockMillis` are for tests (hooks go through Sluice's own HTTP/HTTPS client by default).
@@ -84,6 +86,13 @@ public final class SessionManager {
     public var connectedSessionCount: Int { connected.count }
 
     public func session(withID id: SessionID) -> RPCSession? { connected[id] }
+
+    /// From any thread: runs `work` on the service thread at its next wake (the answer of a
+    /// store that read on a thread of its own, say).
+    public func runOnServiceThread(_ work: @escaping () -> Void) {
+        serviceInbox.add(work)
+        wakeup()
+    }
 
     /// The sizes of the session layer's tables, its sessions' tables summed, and the call
     /// book's (service thread): a leak test's count, each back to its idle size when the

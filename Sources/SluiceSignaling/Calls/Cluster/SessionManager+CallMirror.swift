@@ -93,6 +93,7 @@ extension SessionManager {
                 custom: summary.customJSON)))
         case let .callStatus(status, by, endResult, media):
             relay.mirrors.told(session, summary: summary, side: side, status: status, media: media, endResult: endResult)
+            if status == .ended && endResult != .otherDeviceAccepted { callBook.endedElsewhere(summary.id) }
             guard notify, let target = connected[session] else { return }
             target.send(RPCMessage.notification("callStatus", CallJSON.callStatus(
                 callID: summary.id, status: status, by: by, endResult: endResult, media: media)))

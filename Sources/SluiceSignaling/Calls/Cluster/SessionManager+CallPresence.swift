@@ -42,6 +42,7 @@ extension SessionManager {
     /// here stop, and one node of the call (`logs`) writes the end to the log and sends the hooks.
     private func endForLostHome(_ mirror: CallMirrors.Mirror, logs: Bool) {
         let summary = mirror.summary
+        callBook.endedElsewhere(summary.id)
         for session in mirror.sessions.keys.sorted() {
             connected[session]?.send(RPCMessage.notification("callStatus", CallJSON.callStatus(
                 callID: summary.id, status: .ended, by: nil, endResult: .connectionLost, media: nil)))
