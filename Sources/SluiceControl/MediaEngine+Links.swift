@@ -1,3 +1,4 @@
+import SluiceDataChannel
 import SluiceMedia
 import SluiceTransport
 import SluiceVocabulary
@@ -9,6 +10,8 @@ struct OriginLink {
     var stream: String
     var edgeNode: String
     var worker: Int
+    /// Its end of the stream's data is open in the SCTP stack (MediaEngine+LinkData.swift).
+    var data = false
 }
 
 /// The edge's record of the link that feeds one stream: asked for (no `link` yet), or up.
@@ -19,6 +22,9 @@ struct EdgeLink {
     var handle: StreamHandle?
     /// The link's packets per layer, for /metrics (MediaEngine+LinkLayers.swift).
     var counters: LinkLayerCounters?
+    /// Its end of the stream's data is open (or will be, once its DTLS is up): only while a
+    /// player here has data channels (MediaEngine+LinkData.swift).
+    var data = false
 }
 
 /// An origin's answer to one of this edge's requests, as it comes back from the cluster.
@@ -67,10 +73,15 @@ extension MediaEngine {
                 remoteFingerprint: request.fingerprint, dtlsRole: .server,
                 consentTimeoutMicros: linkConsentTimeoutMicros),
             audioSSRC: audioSSRC, videoSSRCs: videoSSRCs, mute: Self.linkMute(entry))
-        originLinks[id] = OriginLink(handle: handle, stream: request.stream, edgeNode: request.edgeNode, worker: home)
+        let data = originDataEndpoint(handle: handle, stream: request.stream, policy: entry.publisherData)
+        originLinks[id] = OriginLink(handle: handle, stream: request.stream, edgeNode: request.edgeNode, worker: home,
+                                     data: data != nil)
         linkHandles[handle] = id
         let media = workerStreams[home]
-        workers[home].execute { media.addLink(parameters) }
+        workers[home].execute {
+            media.addLink(parameters)
+            Self.openDataChannels(data, on: media, handle: handle)
+        }
         return LinkAnswer(
             link: id, iceUfrag: ufrag, icePassword: password, fingerprintAlgorithm: "sha-256",
             fingerprint: negotiator.fingerprint,
@@ -86,7 +97,11 @@ extension MediaEngine {
         linkHandles[origin.handle] = nil
         let media = workerStreams[origin.worker]
         let handle = origin.handle
-        workers[origin.worker].execute { media.remove(handle) }
+        let data = origin.data
+        workers[origin.worker].execute {
+            media.remove(handle)
+            if data { SCTPStack.shared.close(handle) }
+        }
     }
 
     /// The links this node serves as an origin.
@@ -187,6 +202,7 @@ extension MediaEngine {
             let media = workerStreams[home]
             let bind = SocketAddress(host: config.bindAddress.host, port: 0) ?? config.bindAddress
             workers[home].execute { media.addLinkSource(parameters, bindAddress: bind, counters: counters) }
+            updateEdgeData(answer.stream)
         }
     }
 
@@ -209,7 +225,11 @@ extension MediaEngine {
             linkHandles[handle] = nil
             let home = workerIndex(for: stream)
             let media = workerStreams[home]
-            workers[home].execute { media.remove(handle) }
+            let data = link.data
+            workers[home].execute {
+                media.remove(handle)
+                if data { SCTPStack.shared.close(handle) }
+            }
         }
         if let id = link.link { remoteStreams?.close(stream: stream, link: id) }
     }

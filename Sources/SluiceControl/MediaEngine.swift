@@ -76,6 +76,9 @@ public final class MediaEngine: @unchecked Sendable {
         var remoteCodecs: StreamCodecs?
         /// Edge: the node those codecs came from, so the end of its stream can name the cause.
         var remoteOrigin: String?
+        /// Origin: the data channel rules of the publisher's app, when its publish has data
+        /// channels: what a relay link's data follows (MediaEngine+LinkData.swift).
+        var publisherData: DataChannelPolicy?
 
         func mute(_ kind: MediaKind) -> MuteState { kind == .audio ? audioMute : videoMute }
 
@@ -172,12 +175,13 @@ public final class MediaEngine: @unchecked Sendable {
             candidates: candidates(worker: worker), publisherTracks: nil, constraints: request.constraints,
             videoStartBitrateKbps: request.startBitrateKbps, acceptsDataChannel: request.dataChannels != nil,
             consentTimeoutMicros: UInt64(config.iceConsentTimeoutSeconds) * 1_000_000)
+        let dataEndpoint = dataChannelEndpoint(dataChannel, policy: request.dataChannels, handle: handle,
+                                               session: request.session, stream: request.stream, role: .publish)
         var entry = streams[request.stream] ?? StreamEntry()
         entry.publisher = handle
         entry.publisherTracks = (parameters.audio, parameters.video)
+        entry.publisherData = dataEndpoint?.policy
         streams[request.stream] = entry
-        let dataEndpoint = dataChannelEndpoint(dataChannel, policy: request.dataChannels, handle: handle,
-                                               session: request.session, stream: request.stream, role: .publish)
         handles[handle] = HandleEntry(session: request.session, stream: request.stream, role: .publish,
                                       wait: false, worker: worker, dataChannels: dataEndpoint != nil)
         let media = workerStreams[worker]
@@ -233,6 +237,7 @@ public final class MediaEngine: @unchecked Sendable {
         }
         emitStatus(handle, .pending, info: nil, ends: false)
         if remote != nil { ensureLink(request.stream) }
+        if dataEndpoint != nil { updateEdgeData(request.stream) }
         return MediaAnswer(handle: handle, sdp: answer)
     }
 
@@ -410,6 +415,7 @@ public final class MediaEngine: @unchecked Sendable {
         if entry.role == .publish, stream.publisher == handle {
             stream.publisher = nil
             stream.publisherTracks = (nil, nil)
+            stream.publisherData = nil
             stream.audioMute.byPublisher = false
             stream.videoMute.byPublisher = false
             publisherGone(&stream, info: StatusInfo.publisherStop)
@@ -421,6 +427,7 @@ public final class MediaEngine: @unchecked Sendable {
             closeEdgeLink(entry.stream)
         } else {
             streams[entry.stream] = stream
+            if entry.dataChannels { updateEdgeData(entry.stream) }
         }
     }
 

@@ -20,6 +20,17 @@ public struct DataChannelEndpoint: Sendable {
     public var policy: DataChannelPolicy
     /// Where this handle's events go (any thread may call it; the stack's thread does).
     public var report: @Sendable (DataChannelEvent) -> Void
+    /// A relay link's end (docs/cluster.md, "Data across nodes"), or none for a client's handle.
+    public var relay: RelayEnd = .none
+
+    /// The ends of a relay link's association: the origin's is a player of the stream there,
+    /// which waits for the edge; the edge's is the stream's publisher there, which starts the
+    /// association and opens a channel for each label its players use.
+    public enum RelayEnd: Sendable, Equatable {
+        case none
+        case origin
+        case edge
+    }
 
     public init(scope: Int, handle: StreamHandle, session: SessionID, stream: String, role: StreamRole,
                 localPort: UInt16, remotePort: UInt16, maxMessageSize: Int, remoteMaxMessageSize: Int?,

@@ -33,6 +33,8 @@ package final class WorkerStreams {
     package let linkPackets = LinkPacketLedger()
     /// The streams this worker relays from their home, by name.
     private var ingresses: [String: RelayIngress] = [:]
+    /// Work waiting for a link source's DTLS (`whenLinkConnected`).
+    private var linkConnectWaiters: [StreamHandle: [(WebRTCTransport) -> Void]] = [:]
     private var peers: [Weak] = []
     private struct Weak { weak var streams: WorkerStreams? }
 
@@ -116,6 +118,7 @@ package final class WorkerStreams {
         sizes["streams.precalls"] = precalls.count
         sizes["streams.relayIngresses"] = ingresses.count
         sizes["streams.linkPacketCounters"] = linkPackets.liveCount
+        sizes["streams.linkConnectWaiters"] = linkConnectWaiters.count
         return sizes
     }
 
@@ -127,6 +130,7 @@ package final class WorkerStreams {
             worker.removeTickable(probe)
             probe.transport.close()
         } else if let producer = producers.removeValue(forKey: handle) {
+            linkConnectWaiters[handle] = nil
             stopRecording(handle)
             worker.removeTickable(producer)
             producer.transport.close()
@@ -220,6 +224,9 @@ package final class WorkerStreams {
         producer.linkWatch = LinkSourceWatch(now: MonotonicClock.nowMicros())
         producer.linkCounters = counters
         producer.report = report
+        producer.connected = { [unowned self] in
+            for work in linkConnectWaiters.removeValue(forKey: parameters.handle) ?? [] { work(transport) }
+        }
         transport.delegate = producer
         worker.addTickable(producer)
         producers[parameters.handle] = producer
@@ -314,7 +321,23 @@ package final class WorkerStreams {
     /// The transport of a publisher or player of this worker (for what rides beside media on
     /// it: the data channels).
     package func transport(of handle: StreamHandle) -> WebRTCTransport? {
-        producers[handle]?.transport ?? consumers[handle]?.transport
+        producers[handle]?.transport ?? consumers[handle]?.transport ?? links[handle]?.transport
+    }
+
+    /// Runs `work` with the transport of the link source `handle` once its DTLS is up (at once
+    /// when it is): what rides beside a link's media starts only on a connected transport.
+    package func whenLinkConnected(_ handle: StreamHandle, _ work: @escaping (WebRTCTransport) -> Void) {
+        guard let producer = producers[handle] else { return }
+        if producer.transport.state == .connected {
+            work(producer.transport)
+        } else {
+            linkConnectWaiters[handle, default: []].append(work)
+        }
+    }
+
+    /// Forgets what waited for the link source `handle` to connect.
+    package func cancelLinkConnected(_ handle: StreamHandle) {
+        linkConnectWaiters[handle] = nil
     }
 
     /// nil (and the handle fails) when OpenSSL cannot make a session.

@@ -88,7 +88,36 @@ final class SCTPAssociation {
         assembling.removeAll()
     }
 
+    /// Starts again from nothing after the peer ended the association (a relay link's origin
+    /// end, whose edge may start a new one): the next packet makes a new socket.
+    func reset() {
+        close()
+        failed = false
+        isUp = false
+        nextOwnStream = 0
+    }
+
     // MARK: Channels
+
+    /// The next stream id this end opens a channel on (a relay link's edge, the DTLS client:
+    /// even ids, RFC 8832).
+    private var nextOwnStream: UInt16 = 0
+
+    /// Opens a reliable, ordered channel labeled `label` (DCEP `DATA_CHANNEL_OPEN`): the relay
+    /// link's edge, for a label its players use. The channel carries messages at once (DCEP:
+    /// data may follow the open before its ack). Returns 0 or the errno.
+    func openChannel(labeled label: String) -> Int32 {
+        guard let socket else { return ENOTCONN }
+        let id = nextOwnStream
+        let open = DCEPOpen(reliability: .reliableOrdered, label: label)
+        let error = DCEPMessage.open(open).bytes.withUnsafeBytes {
+            send(socket, id, ppid: PayloadProtocol.dcep.rawValue, reliability: .reliableOrdered, $0)
+        }
+        guard error == 0 else { return error }
+        nextOwnStream &+= 2
+        opened(id, open)
+        return 0
+    }
 
     /// The open channel with `label` (the lowest id, if the peer opened several).
     func channel(labeled label: String) -> UInt16? {

@@ -85,6 +85,7 @@ extension SCTPStack {
         }
         association.opened(sid, open)
         association.endpoint.report(.opened(handle: association.endpoint.handle, label: open.label, id: sid))
+        relayLabels(of: association)
     }
 
     private func notification(_ association: SCTPAssociation, _ bytes: [UInt8]) {
@@ -94,12 +95,15 @@ extension SCTPStack {
                 switch Int32(sluice_sctp_assoc_change_state(raw.baseAddress, raw.count)) {
                 case Int32(SCTP_COMM_UP):
                     association.isUp = true
+                    relayLabels(of: association)
                 case Int32(SCTP_COMM_LOST), Int32(SCTP_SHUTDOWN_COMP), Int32(SCTP_CANT_STR_ASSOC):
                     association.isUp = false
                     for (sid, channel) in association.removeAllChannels() {
                         association.endpoint.report(.closed(handle: association.endpoint.handle,
                                                             label: channel.open.label, id: sid))
                     }
+                    // A relay link's origin end waits for its edge's next association.
+                    if association.endpoint.relay == .origin { association.reset() }
                 default:
                     break
                 }

@@ -75,6 +75,8 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     var linkRequest = LinkLayerRequest()
     /// Edge: the link's packets per layer, for /metrics (set with `linkWatch`).
     var linkCounters: LinkLayerCounters?
+    /// Called once its transport connected (a link source's data starts then: WorkerStreams).
+    var connected: (() -> Void)?
 
     struct AudioTrack {
         let parameters: TrackParameters
@@ -118,6 +120,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         // A link's origin first hears which layers to forward, then the key-frame requests.
         if linkWatch != nil { sendWantedLayers(now: MonotonicClock.nowMicros()) }
         for i in layers.indices { requestKeyFrame(layer: i) }
+        connected?()
     }
 
     func transport(_ transport: WebRTCTransport, didFail failure: TransportFailure) {
