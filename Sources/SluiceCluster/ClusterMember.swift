@@ -64,24 +64,24 @@ public final class ClusterMember: Sendable {
     private let signalingURL: String
     private let log: ClusterLog
     private let lane: Mutex<Lane>
-    private let claimLane: Mutex<ClaimLane>
+    let claimLane: Mutex<ClaimLane>
     private let health = Atomic<UInt8>(RedisHealth.unknown.rawValue)
     /// How many times the heartbeat found Redis gone (ClaimLane.dropStaleLink).
-    private let outages = Atomic<Int>(0)
+    let outages = Atomic<Int>(0)
     private let published: Mutex<ClusterSnapshot>
     /// Codecs of claimed names, handed over by `setCodecs` and written into the claim's record
     /// by the next refresh (the heartbeat's), so the caller never waits for Redis.
     private let pendingCodecs = Mutex<[String: RecordCodecs]>([:])
     private let figures: Mutex<Figures>
     /// This node's presence as last handed over, and whether Redis has that version.
-    private let presence = Mutex<(record: PresenceRecord?, written: Bool)>((nil, true))
+    let presence = Mutex<(record: PresenceRecord?, written: Bool)>((nil, true))
     /// Listings so far (the snapshot's `serial`).
     private let listings = Atomic<Int>(0)
     private let snapshotListener = Mutex<(@Sendable () -> Void)?>(nil)
     private let stopping = Atomic<Bool>(false)
-    private let wakeup = DispatchSemaphore(value: 0)
+    let wakeup = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
-    private let started = Atomic<Bool>(false)
+    let started = Atomic<Bool>(false)
 
     public init(settings: Settings, nodeId: String, relayAddress: String, signalingURL: String,
                 figures: Figures = Figures(), log: ClusterLog = .silent) {
@@ -123,24 +123,6 @@ public final class ClusterMember: Sendable {
     public var snapshot: ClusterSnapshot { published.withLock { $0 } }
 
     public func setFigures(_ value: Figures) { figures.withLock { $0 = value } }
-
-    /// This node's call users' sessions, for every node's `onlineUsers` and `call`: written by
-    /// the next heartbeat, which this wakes (so other nodes see a change within one of theirs).
-    public func setPresence(_ sessions: [PresenceRecord.Session]) {
-        presence.withLock { $0 = (PresenceRecord(node: nodeId, sessions: sessions), false) }
-        if started.load(ordering: .acquiring) { wakeup.signal() }
-    }
-
-    /// Heartbeat thread: writes this node's presence when it changed (or its key is gone),
-    /// and renews its TTL otherwise.
-    private func syncPresence(_ registry: ClusterRegistry, ttlMs: Int) throws(RedisError) {
-        let (record, written) = presence.withLock { $0 }
-        guard let record else { return }
-        if written, try registry.touchPresence(node: nodeId, ttlMs: ttlMs) { return }
-        try registry.writePresence(record, ttlMs: ttlMs)
-        // A newer one handed over meanwhile stays unwritten for the next heartbeat.
-        presence.withLock { if $0.record == record { $0.written = true } }
-    }
 
     /// Called on the heartbeat thread after each heartbeat has set the snapshot (reached Redis
     /// or not), so a reader can act on a dead node at once instead of polling. It must return
@@ -186,7 +168,7 @@ public final class ClusterMember: Sendable {
     static let knownUnreachable = "Redis is unreachable (the last command to it failed)"
 
     /// Marks Redis unreachable when `error` is the link's, so claims after it fail at once.
-    private func noteFailure(_ error: RedisError) {
+    func noteFailure(_ error: RedisError) {
         if error.isConnectionLoss { health.store(RedisHealth.unreachable.rawValue, ordering: .releasing) }
     }
 
@@ -219,61 +201,6 @@ public final class ClusterMember: Sendable {
     public func setCodecs(_ codecs: RecordCodecs, ofStream name: String) {
         pendingCodecs.withLock { $0[name] = codecs }
         if started.load(ordering: .acquiring) { wakeup.signal() }
-    }
-
-    /// Writes `codecs` into the record of the claimed `name` now, on the claim lane (each
-    /// command bounded by `claimTimeoutMs`): for a publish answered on the signaling thread, so
-    /// the record carries its codecs before the publisher's `PUBLISHING` goes out and a play on
-    /// any node finds them. True when Redis has them; false (Redis away or slow, or the name not
-    /// claimed by this node) leaves them to the next refresh, as `setCodecs` does.
-    @discardableResult
-    public func writeCodecs(_ codecs: RecordCodecs, ofStream name: String) -> Bool {
-        guard !redisKnownUnreachable else {
-            setCodecs(codecs, ofStream: name)
-            return false
-        }
-        let ttl = settings.claimTtlMs
-        let outages = self.outages.load(ordering: .acquiring)
-        let written = claimLane.withLock { (lane: inout ClaimLane) -> Bool in
-            guard var claim = lane.claims[name] else { return false }
-            claim.codecs = codecs
-            lane.claims[name] = claim
-            lane.dropStaleLink(outages: outages)
-            do throws(RedisError) {
-                let outcome = try lane.run { (registry) throws(RedisError) in try registry.refresh(claim, ttlMs: ttl) }
-                if case .lost = outcome {
-                    lane.claims.removeValue(forKey: name)
-                    return false
-                }
-                return true
-            } catch {
-                noteFailure(error)
-                return false
-            }
-        }
-        if !written { setCodecs(codecs, ofStream: name) }
-        return written
-    }
-
-    /// The record of `name` and its origin's node record, read from Redis now on the claim lane
-    /// (bounded by `claimTimeoutMs`), for a play of a stream the cached snapshot does not list
-    /// yet (published less than a heartbeat ago). nil when no live node claims it; throws when
-    /// Redis cannot answer.
-    public func lookup(stream name: String) throws(RedisError) -> (record: StreamRecord, node: NodeRecord)? {
-        if redisKnownUnreachable { throw .connection(Self.knownUnreachable) }
-        let outages = self.outages.load(ordering: .acquiring)
-        do {
-            return try claimLane.withLock { (lane: inout ClaimLane) throws(RedisError) -> (StreamRecord, NodeRecord)? in
-                lane.dropStaleLink(outages: outages)
-                return try lane.run { (registry) throws(RedisError) -> (StreamRecord, NodeRecord)? in
-                    guard let record = try registry.stream(name), let node = try registry.node(record.node) else { return nil }
-                    return (record, node)
-                }
-            }
-        } catch {
-            noteFailure(error)
-            throw error
-        }
     }
 
     /// The names this node claims now.
