@@ -110,7 +110,7 @@ let package = Package(
         .target(name: "SluiceServer",
                 dependencies: ["SluiceWire", "SluiceJSON", "SluiceJSONParser", "SluiceVocabulary", "SluiceMedia",
                                "SluiceControl", "SluiceSignaling", "SluiceTransport", "SluiceCluster", "SluiceRecord",
-                               "SluiceDataChannel", "SluiceCalls", "SluiceCallLog"],
+                               "SluiceDataChannel", "SluiceCalls", "SluiceCallLog", "CShims"],
                 swiftSettings: swift5),
         .target(name: "SluiceClient",
                 // The media part needs SluiceTransport (epoll, Linux); signaling builds everywhere.

@@ -208,3 +208,9 @@ long sluice_tcp_read(int fd, void *buf, size_t len) {
         return -1;
     }
 }
+
+#include <malloc.h>
+
+int sluice_malloc_trim(void) {
+    return malloc_trim(0);
+}

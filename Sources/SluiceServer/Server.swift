@@ -19,6 +19,8 @@ public final class Server {
     public let cluster: ClusterMember?
     /// Signaling's view of `cluster`: publish claims and the load figures.
     let clusterNames: ClusterStreamNames?
+    /// Gives the allocator's free pages back (MemoryTrim.swift).
+    let memoryTrim = MemoryTrim()
     /// The call log (`calls.database`): an SQLite file or PostgreSQL; nil when it is off.
     let callLog: (any CallLogBackend)?
 
@@ -166,6 +168,7 @@ public final class Server {
         }
         cluster?.start()
         clusterNames?.start(waking: signaling)
+        memoryTrim.start()
     }
 
     /// SIGHUP: reads `server.tls`'s certificate and key again. When they load and match, new
@@ -190,6 +193,7 @@ public final class Server {
 
     /// Tells every session DISCONNECTED and every stream UNPUBLISHED, then stops the workers.
     public func shutdown() {
+        memoryTrim.stop()
         // First leave the cluster, so other nodes stop sending plays here.
         clusterNames?.stop()
         cluster?.stop()

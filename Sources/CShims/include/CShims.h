@@ -38,6 +38,10 @@ int sluice_epoll_create(void);
 int sluice_epoll_add(int epfd, int fd, uint64_t tag);   // level-triggered EPOLLIN
 int sluice_epoll_del(int epfd, int fd);
 int sluice_eventfd_create(void);
+
+/// glibc's malloc_trim(0): gives the free pages of every arena back to the system (the
+/// server's MemoryTrim, twice a minute). Glibc's Swift module does not export <malloc.h>.
+int sluice_malloc_trim(void);
 void sluice_eventfd_signal(int fd);
 void sluice_eventfd_drain(int fd);
 
