@@ -27,6 +27,7 @@ let package = Package(
         fuzzTarget("FuzzJWT", ["SluiceSignaling"]),
         fuzzTarget("FuzzClusterRecords", ["SluiceCluster", "SluiceJSON"]),
         fuzzTarget("FuzzClusterLinks", ["SluiceServer", "SluiceJSON"]),
+        fuzzTarget("FuzzClusterCalls", ["SluiceSignaling", "SluiceJSON"]),
         fuzzTarget("FuzzRecordAssembly", ["SluiceRecord", "SluiceVocabulary"]),
         fuzzTarget("FuzzSCTP", ["SluiceDataChannel"]),
     ]
