@@ -122,6 +122,19 @@ extension CallBook {
         return effects
     }
 
+    /// The method named `name` (`accept`, `decline`, `hangup`, `hold`, `unhold`) of `session`
+    /// on call `id`: for a caller that has the method's name, as the session layer and another
+    /// node's message do.
+    public func perform(_ name: String, _ id: String, by session: SessionID) throws(CallRefusal) -> [CallEffect] {
+        switch name {
+        case "accept": return try accept(id, by: session)
+        case "decline": return try decline(id, by: session)
+        case "hangup": return try hangup(id, by: session)
+        case "hold": return try hold(id, by: session)
+        default: return try unhold(id, by: session)
+        }
+    }
+
     // MARK: Checks
 
     /// The call and the side of the session's user: 1014 for a stranger or an unknown call,

@@ -56,12 +56,7 @@ extension SessionManager {
                                  sessionID: sessionID, followUp: &followUp) { return .null }
             let effects: [CallEffect]
             do throws(CallRefusal) {
-                switch method {
-                case "decline": effects = try callBook.decline(callID, by: sessionID)
-                case "hangup": effects = try callBook.hangup(callID, by: sessionID)
-                case "hold": effects = try callBook.hold(callID, by: sessionID)
-                default: effects = try callBook.unhold(callID, by: sessionID)
-                }
+                effects = try callBook.perform(method, callID, by: sessionID)
             } catch {
                 throw RPCError(error)
             }

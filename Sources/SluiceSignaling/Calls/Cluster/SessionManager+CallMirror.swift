@@ -46,13 +46,7 @@ extension SessionManager {
         carryOut(callBook.rememberRemote(session, user: user, node: node))
         let effects: [CallEffect]
         do throws(CallRefusal) {
-            switch name {
-            case "accept": effects = try callBook.accept(callID, by: session)
-            case "decline": effects = try callBook.decline(callID, by: session)
-            case "hangup": effects = try callBook.hangup(callID, by: session)
-            case "hold": effects = try callBook.hold(callID, by: session)
-            default: effects = try callBook.unhold(callID, by: session)
-            }
+            effects = try callBook.perform(name, callID, by: session)
         } catch {
             return ClusterCallReply(error: RPCError(error))
         }
