@@ -16,7 +16,7 @@ import Testing
         let rtpHeader: Int
 
         init(backend: SRTPBackend, profile: SRTPProfile) throws {
-            var generator = SeededGenerator(state: 0xBAD_0000 + UInt64(profile.rawValue))
+            var generator = SplitMix(seed: 0xBAD_0000 + UInt64(profile.rawValue))
             let key = generator.bytes(profile.keyLength), salt = generator.bytes(profile.saltLength)
             sender = try SRTPSession(profile: profile, key: key, salt: salt, direction: .outbound, backend: backend)
             receiver = try SRTPSession(profile: profile, key: key, salt: salt, direction: .inbound, backend: backend)
@@ -99,7 +99,7 @@ import Testing
     @Test(arguments: cases)
     func randomBytesAreRefused(backend: SRTPBackend, profile: SRTPProfile) throws {
         let f = try Fixture(backend: backend, profile: profile)
-        var generator = SeededGenerator(state: 0xF00D)
+        var generator = SplitMix(seed: 0xF00D)
         for _ in 0..<2000 {
             var bytes = generator.bytes(Int.random(in: 0...300, using: &generator))
             if !bytes.isEmpty { bytes[0] = 0x80 | (bytes[0] & 0x3F) }

@@ -61,7 +61,7 @@ import Testing
         var highest: UInt64 = 0
         window.start(at: 10_000, highest: &highest)
         var accepted: Set<UInt64> = [10_000]
-        var generator = SeededGenerator(state: 42)
+        var generator = SplitMix(seed: 42)
         for _ in 0..<5000 {
             let index = highest - 900 + UInt64.random(in: 0...1000, using: &generator)
             let verdict = window.check(index, highest: highest)
@@ -106,7 +106,7 @@ import Testing
         let key = [UInt8](repeating: 3, count: profile.keyLength), salt = [UInt8](repeating: 4, count: profile.saltLength)
         let sender = try SRTPSession(profile: profile, key: key, salt: salt, direction: .outbound)
         let receiver = try SRTPSession(profile: profile, key: key, salt: salt, direction: .inbound)
-        var generator = SeededGenerator(state: 7)
+        var generator = SplitMix(seed: 7)
         for round in 0..<2 {
             for ssrc in UInt32(1)...100 {
                 let packet = SRTPTestPackets.rtp(ssrc: ssrc, sequence: UInt16(round * 10), payloadLength: 20, using: &generator)

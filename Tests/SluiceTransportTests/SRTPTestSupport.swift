@@ -38,18 +38,9 @@ extension OpenSSLSRTPContext {
     }
 }
 
-/// A deterministic generator (SplitMix64), so a failing random case repeats.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// `SplitMix` (RFC4571FrameDecoderTests) as the standard library's generator, so a failing
+/// random case repeats.
+extension SplitMix: RandomNumberGenerator {
     mutating func bytes(_ count: Int) -> [UInt8] {
         (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) }
     }
@@ -59,7 +50,7 @@ enum SRTPTestPackets {
     /// An RTP packet: version 2, `csrcs` CSRCs, an RFC 8285 one-byte extension of
     /// `extensionWords` words when nonzero, and a random payload.
     static func rtp(ssrc: UInt32, sequence: UInt16, payloadLength: Int, csrcs: Int = 0, extensionWords: Int = 0,
-                    using generator: inout SeededGenerator) -> [UInt8] {
+                    using generator: inout SplitMix) -> [UInt8] {
         let first = UInt8(0x80 | (extensionWords > 0 ? 0x10 : 0) | UInt8(csrcs))
         var packet: [UInt8] = [first, 0x60, UInt8(sequence >> 8), UInt8(sequence & 0xFF)]
         packet += generator.bytes(4)  // timestamp
@@ -72,7 +63,7 @@ enum SRTPTestPackets {
     }
 
     /// A receiver report from `ssrc` with `words` more words of random body.
-    static func rtcp(ssrc: UInt32, words: Int, using generator: inout SeededGenerator) -> [UInt8] {
+    static func rtcp(ssrc: UInt32, words: Int, using generator: inout SplitMix) -> [UInt8] {
         let length = UInt16(1 + words)
         return [0x81, 201, UInt8(length >> 8), UInt8(length & 0xFF)] + withUnsafeBytes(of: ssrc.bigEndian, Array.init)
             + generator.bytes(4 * words)
