@@ -181,6 +181,14 @@ window.sluice = (() => {
     return out;
   };
 
+  // The profile DTLS-SRTP negotiated ('SRTP_AEAD_AES_128_GCM' or 'SRTP_AES128_CM_HMAC_SHA1_80').
+  api.srtpCipher = async () => {
+    if (!pc) return null;
+    let cipher = null;
+    (await pc.getStats()).forEach((s) => { if (s.type === 'transport' && s.srtpCipher) cipher = s.srtpCipher; });
+    return cipher;
+  };
+
   api.statuses = () => notes.filter((n) => n.method === 'streamStatus').map((n) => n.params.status);
   return api;
 })();
