@@ -230,3 +230,16 @@ async def wait_page_status(page, status: str, timeout: float = 10.0) -> float:
         await asyncio.sleep(0.1)
     notes = await page.evaluate("window.sluice.notes")
     raise AssertionError(f"Chromium saw no streamStatus {status} within {timeout} s; notifications: {notes}")
+
+
+async def poll_inbound(page, predicate, timeout: float, what: str) -> dict:
+    """The page's inbound video stats once `predicate` holds for them."""
+    deadline = time.monotonic() + timeout
+    stats = None
+    while time.monotonic() < deadline:
+        stats = await page.evaluate("window.sluice.videoStats()")
+        inbound = stats.get("inbound")
+        if inbound and predicate(inbound):
+            return inbound
+        await asyncio.sleep(0.25)
+    raise AssertionError(f"Chromium: no {what} within {timeout} s; last stats {stats}")

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from chromium import chromium_page, wait_page_status
+from chromium import chromium_page, poll_inbound, wait_page_status
 from sessions import close_all, play, publish
 
 WIDTH, HEIGHT = 640, 480
@@ -77,18 +77,12 @@ async def _chromium_plays(server, backend, profile, figures):
         async with chromium_page(console) as page:
             await page.evaluate("([url, stream]) => window.sluice.play(url, stream)", [server.ws_url, stream])
             await wait_page_status(page, "PLAYING", 15)
-            inbound = None
-            for _ in range(80):
-                inbound = (await page.evaluate("window.sluice.videoStats()")).get("inbound")
-                if inbound and inbound["framesDecoded"] >= FRAMES:
-                    break
-                await asyncio.sleep(0.25)
+            inbound = await poll_inbound(page, lambda s: s["framesDecoded"] >= FRAMES, 20, f"{FRAMES} decoded frames")
             chromium_cipher = await page.evaluate("window.sluice.srtpCipher()")
             figures({"chromiumCipher": chromium_cipher, "aiortcProfile": aiortc_profile(pub.peer).decode(),
                      "inbound": inbound})
             assert chromium_cipher == CHROMIUM_NAMES[profile]
             assert aiortc_profile(pub.peer) == OPENSSL_NAMES[profile]
-            assert inbound and inbound["framesDecoded"] >= FRAMES, inbound
             assert (inbound["frameWidth"], inbound["frameHeight"]) == (WIDTH, HEIGHT), inbound
     finally:
         await close_all(pub)

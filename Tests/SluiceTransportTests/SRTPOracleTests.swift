@@ -25,8 +25,11 @@ import Testing
         var protected: [UInt8]
     }
 
-    func keys(_ profile: SRTPProfile, _ generator: inout SplitMix) -> ([UInt8], [UInt8]) {
-        (generator.bytes(profile.keyLength), generator.bytes(profile.saltLength))
+    /// Both back ends' senders and receivers under one random master key.
+    func pairs(_ profile: SRTPProfile, _ generator: inout SplitMix) throws -> (senders: Sessions, receivers: Sessions) {
+        let key = generator.bytes(profile.keyLength), salt = generator.bytes(profile.saltLength)
+        return (try Sessions(profile: profile, key: key, salt: salt, direction: .outbound),
+                try Sessions(profile: profile, key: key, salt: salt, direction: .inbound))
     }
 
     func payloadLength(_ generator: inout SplitMix, header: Int) -> Int {
@@ -65,9 +68,7 @@ import Testing
     @Test(arguments: SRTPProfile.allCases)
     func rtpAcrossTheWrapOutOfOrder(profile: SRTPProfile) throws {
         var generator = SplitMix(seed: 0x5EED_0001 + UInt64(profile.rawValue))
-        let (key, salt) = keys(profile, &generator)
-        let senders = try Sessions(profile: profile, key: key, salt: salt, direction: .outbound)
-        let receivers = try Sessions(profile: profile, key: key, salt: salt, direction: .inbound)
+        let (senders, receivers) = try pairs(profile, &generator)
         let ssrcs: [UInt32] = [0x1111_0001, 0xCAFE_BABE, 0x0000_0007]
         var sent: [Sent] = []
         var retransmissions: [Sent] = []
@@ -109,9 +110,7 @@ import Testing
     @Test(arguments: SRTPProfile.allCases)
     func rtpAtLargeRolloverCounts(profile: SRTPProfile) throws {
         var generator = SplitMix(seed: 0x5EED_0002 + UInt64(profile.rawValue))
-        let (key, salt) = keys(profile, &generator)
-        let senders = try Sessions(profile: profile, key: key, salt: salt, direction: .outbound)
-        let receivers = try Sessions(profile: profile, key: key, salt: salt, direction: .inbound)
+        let (senders, receivers) = try pairs(profile, &generator)
         var sequence: UInt16 = 40_000
         for _ in 0..<330 {
             sequence &+= 20_000
@@ -126,9 +125,7 @@ import Testing
     @Test(arguments: SRTPProfile.allCases)
     func rtpOlderThanTheWindow(profile: SRTPProfile) throws {
         var generator = SplitMix(seed: 0x5EED_0003 + UInt64(profile.rawValue))
-        let (key, salt) = keys(profile, &generator)
-        let senders = try Sessions(profile: profile, key: key, salt: salt, direction: .outbound)
-        let receivers = try Sessions(profile: profile, key: key, salt: salt, direction: .inbound)
+        let (senders, receivers) = try pairs(profile, &generator)
         let old = SRTPTestPackets.rtp(ssrc: 9, sequence: 100, payloadLength: 50, using: &generator)
         let oldProtected = try #require(protectRTP(old, senders))
         let new = SRTPTestPackets.rtp(ssrc: 9, sequence: 100 + 1024, payloadLength: 50, using: &generator)
@@ -145,9 +142,7 @@ import Testing
     @Test(arguments: SRTPProfile.allCases)
     func rtcpMatchesLibsrtp(profile: SRTPProfile) throws {
         var generator = SplitMix(seed: 0x5EED_0004 + UInt64(profile.rawValue))
-        let (key, salt) = keys(profile, &generator)
-        let senders = try Sessions(profile: profile, key: key, salt: salt, direction: .outbound)
-        let receivers = try Sessions(profile: profile, key: key, salt: salt, direction: .inbound)
+        let (senders, receivers) = try pairs(profile, &generator)
         let ssrcs: [UInt32] = [1, 0xFFFF_FFFF, 0x4D61_7273]
         var sent: [Sent] = []
         for step in 0..<150 {

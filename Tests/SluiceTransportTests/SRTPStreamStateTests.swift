@@ -25,9 +25,8 @@ import Testing
     }
 
     @Test func replayWindow() {
-        let words = UnsafeMutablePointer<UInt64>.allocate(capacity: SRTPReplayWindow.wordCount)
-        defer { words.deallocate() }
-        let window = SRTPReplayWindow(words: words)
+        let window = SRTPReplayWindow(words: .allocate(capacity: SRTPReplayWindow.wordCount))
+        defer { window.words.deallocate() }
         var highest: UInt64 = 0
         window.start(at: 5000, highest: &highest)
         #expect(window.check(5000, highest: highest) == .replay)
@@ -55,9 +54,8 @@ import Testing
     }
 
     @Test func replayWindowMarksExactlyWhatWasAccepted() {
-        let words = UnsafeMutablePointer<UInt64>.allocate(capacity: SRTPReplayWindow.wordCount)
-        defer { words.deallocate() }
-        let window = SRTPReplayWindow(words: words)
+        let window = SRTPReplayWindow(words: .allocate(capacity: SRTPReplayWindow.wordCount))
+        defer { window.words.deallocate() }
         var highest: UInt64 = 0
         window.start(at: 10_000, highest: &highest)
         var accepted: Set<UInt64> = [10_000]

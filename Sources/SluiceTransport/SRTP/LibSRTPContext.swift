@@ -41,36 +41,33 @@ final class LibSRTPContext {
         srtp_dealloc(session)
     }
 
+    /// srtp_protect, srtp_unprotect and their RTCP twins: (session, packet, length in and out).
+    typealias Transform = @convention(c) (srtp_t?, UnsafeMutableRawPointer?, UnsafeMutablePointer<Int32>?) -> srtp_err_status_t
+
     func protectRTP(_ buffer: UnsafeMutableRawPointer, length: inout Int) -> SRTPFailure {
-        var size = Int32(length)
-        probes[PacketPathProbes.libraryCall]?(1)
-        let status = srtp_protect(session, buffer, &size)
-        probes[PacketPathProbes.libraryCall]?(0)
-        return finish(status, size: size, length: &length)
+        run(srtp_protect, buffer, &length, probed: true)
     }
 
     func unprotectRTP(_ buffer: UnsafeMutableRawPointer, length: inout Int) -> SRTPFailure {
-        var size = Int32(length)
-        probes[PacketPathProbes.libraryCall]?(1)
-        let status = srtp_unprotect(session, buffer, &size)
-        probes[PacketPathProbes.libraryCall]?(0)
-        return finish(status, size: size, length: &length)
+        run(srtp_unprotect, buffer, &length, probed: true)
     }
 
     func protectRTCP(_ buffer: UnsafeMutableRawPointer, length: inout Int) -> SRTPFailure {
-        var size = Int32(length)
-        let status = srtp_protect_rtcp(session, buffer, &size)
-        return finish(status, size: size, length: &length)
+        run(srtp_protect_rtcp, buffer, &length, probed: false)
     }
 
     func unprotectRTCP(_ buffer: UnsafeMutableRawPointer, length: inout Int) -> SRTPFailure {
-        var size = Int32(length)
-        let status = srtp_unprotect_rtcp(session, buffer, &size)
-        return finish(status, size: size, length: &length)
+        run(srtp_unprotect_rtcp, buffer, &length, probed: false)
     }
 
+    /// One libsrtp call; `probed`: RTP, which the allocation test watches (`libraryCallProbe`).
     @inline(__always)
-    private func finish(_ status: srtp_err_status_t, size: Int32, length: inout Int) -> SRTPFailure {
+    private func run(_ transform: Transform, _ buffer: UnsafeMutableRawPointer, _ length: inout Int,
+                     probed: Bool) -> SRTPFailure {
+        var size = Int32(length)
+        if probed { probes[PacketPathProbes.libraryCall]?(1) }
+        let status = transform(session, buffer, &size)
+        if probed { probes[PacketPathProbes.libraryCall]?(0) }
         guard status == srtp_err_status_ok else { return Self.failure(for: status) }
         length = Int(size)
         return .none

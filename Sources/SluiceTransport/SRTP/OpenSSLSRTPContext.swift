@@ -70,10 +70,8 @@ final class OpenSSLSRTPContext {
 
     func protectRTP(_ packet: UnsafeMutableRawPointer, length: inout Int) -> SRTPFailure {
         guard direction == .outbound else { return Self.wrongDirection }
-        let headerLength = Self.rtpHeaderLength(packet, length: length)
+        let (headerLength, sequence, ssrc) = Self.rtpHeader(packet, length: length)
         guard headerLength >= 0 else { return .malformed }
-        let sequence = UInt16(bigEndian: packet.loadUnaligned(fromByteOffset: 2, as: UInt16.self))
-        let ssrc = UInt32(bigEndian: packet.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
         var slot = streams.find(ssrc)
         if slot < 0 { slot = streams.insert(ssrc) }
         let stream = streams.stream(slot)
@@ -115,10 +113,8 @@ final class OpenSSLSRTPContext {
     func unprotectRTP(_ packet: UnsafeMutableRawPointer, length: inout Int) -> SRTPFailure {
         guard direction == .inbound else { return Self.wrongDirection }
         let bodyLength = length - tagLength
-        let headerLength = Self.rtpHeaderLength(packet, length: bodyLength)
+        let (headerLength, sequence, ssrc) = Self.rtpHeader(packet, length: bodyLength)
         guard headerLength >= 0 else { return .malformed }
-        let sequence = UInt16(bigEndian: packet.loadUnaligned(fromByteOffset: 2, as: UInt16.self))
-        let ssrc = UInt32(bigEndian: packet.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
         let slot = streams.find(ssrc)
         let known = slot >= 0 && streams.stream(slot).pointee.flags & SRTPStream.hasRTP != 0
         var index = UInt64(sequence)
@@ -158,8 +154,16 @@ final class OpenSSLSRTPContext {
         return .none
     }
 
-    /// The RTP header's length with its CSRCs and extension, or -1 when it does not fit in
-    /// `length` bytes (or `length` is under 12).
+    /// The RTP header's length with its CSRCs and extension (-1 when it does not fit in
+    /// `length` bytes, or `length` is under 12), sequence number and SSRC.
+    @inline(__always)
+    static func rtpHeader(_ packet: UnsafeRawPointer, length: Int) -> (length: Int, sequence: UInt16, ssrc: UInt32) {
+        let header = rtpHeaderLength(packet, length: length)
+        guard header >= 0 else { return (-1, 0, 0) }
+        return (header, UInt16(bigEndian: packet.loadUnaligned(fromByteOffset: 2, as: UInt16.self)),
+                UInt32(bigEndian: packet.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
+    }
+
     @inline(__always)
     static func rtpHeaderLength(_ packet: UnsafeRawPointer, length: Int) -> Int {
         guard length >= 12 else { return -1 }
