@@ -73,6 +73,15 @@ final class OpenSSLPacketCipher {
         return EVP_CipherUpdate(context, pointer, &written, pointer, Int32(count)) == 1 && Int(written) == count
     }
 
+    /// Starts a packet and runs it up to its tag: `clearCount` bytes authenticated only (GCM's
+    /// RTP header; 0 for counter mode), then `count` bytes at `body` encrypted or decrypted.
+    @inline(__always)
+    func begin(iv: UnsafeRawPointer, encrypt: Bool, clear: UnsafeRawPointer, clearCount: Int,
+               body: UnsafeMutableRawPointer, count: Int) -> Bool {
+        start(iv: iv, encrypt: encrypt) && (clearCount == 0 || authenticateOnly(clear, count: clearCount))
+            && transform(body, count: count)
+    }
+
     /// GCM, protect: finishes and writes the 16-byte tag.
     @inline(__always)
     func finishSealing(tag: UnsafeMutableRawPointer) -> Bool {

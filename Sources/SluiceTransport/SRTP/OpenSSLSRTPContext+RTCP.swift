@@ -38,7 +38,7 @@ extension OpenSSLSRTPContext {
             length += Self.gcmTagLength + Self.srtcpIndexLength
         } else {
             writeCounterIV(rtcp.salt, ssrc: ssrc, index: UInt64(index))
-            guard rtcp.start(iv: scratch, encrypt: true), rtcp.transform(body, count: length - 8)
+            guard rtcp.begin(iv: scratch, encrypt: true, clear: packet, clearCount: 0, body: body, count: length - 8)
             else { return Self.cipherFailure }
             (packet + length).storeBytes(of: word, as: UInt32.self)
             length += Self.srtcpIndexLength
@@ -81,7 +81,7 @@ extension OpenSSLSRTPContext {
             guard CRYPTO_memcmp(scratch + 32, tag, Self.hmacTagLength) == 0 else { return .authentication }
             if encrypted {
                 writeCounterIV(rtcp.salt, ssrc: ssrc, index: UInt64(index))
-                guard rtcp.start(iv: scratch, encrypt: false), rtcp.transform(body, count: bodyLength - 8)
+                guard rtcp.begin(iv: scratch, encrypt: false, clear: packet, clearCount: 0, body: body, count: bodyLength - 8)
                 else { return Self.cipherFailure }
             }
         }

@@ -95,12 +95,13 @@ final class OpenSSLSRTPContext {
         let roc = SRTPIndexTracker.rolloverCounter(of: index)
         if isGCM {
             writeGCMIV(rtp.salt, ssrc: ssrc, high: roc, low: UInt32(sequence))
-            guard rtp.start(iv: scratch, encrypt: true), rtp.authenticateOnly(packet, count: headerLength),
-                  rtp.transform(payload, count: payloadLength), rtp.finishSealing(tag: packet + length)
+            guard rtp.begin(iv: scratch, encrypt: true, clear: packet, clearCount: headerLength, body: payload,
+                            count: payloadLength),
+                  rtp.finishSealing(tag: packet + length)
             else { return Self.cipherFailure }
         } else {
             writeCounterIV(rtp.salt, ssrc: ssrc, index: index)
-            guard rtp.start(iv: scratch, encrypt: true), rtp.transform(payload, count: payloadLength)
+            guard rtp.begin(iv: scratch, encrypt: true, clear: packet, clearCount: 0, body: payload, count: payloadLength)
             else { return Self.cipherFailure }
             scratch.storeBytes(of: roc.bigEndian, toByteOffset: 16, as: UInt32.self)
             rtp.mac(packet, count: length, suffix: scratch + 16, suffixCount: 4, digest: scratch + 32)
@@ -129,8 +130,8 @@ final class OpenSSLSRTPContext {
         let roc = SRTPIndexTracker.rolloverCounter(of: index)
         if isGCM {
             writeGCMIV(rtp.salt, ssrc: ssrc, high: roc, low: UInt32(sequence))
-            guard rtp.start(iv: scratch, encrypt: false), rtp.authenticateOnly(packet, count: headerLength),
-                  rtp.transform(payload, count: payloadLength)
+            guard rtp.begin(iv: scratch, encrypt: false, clear: packet, clearCount: headerLength, body: payload,
+                            count: payloadLength)
             else { return Self.cipherFailure }
             guard rtp.finishOpening(tag: packet + bodyLength) else { return .authentication }
         } else {
@@ -138,7 +139,7 @@ final class OpenSSLSRTPContext {
             rtp.mac(packet, count: bodyLength, suffix: scratch + 16, suffixCount: 4, digest: scratch + 32)
             guard CRYPTO_memcmp(scratch + 32, packet + bodyLength, Self.hmacTagLength) == 0 else { return .authentication }
             writeCounterIV(rtp.salt, ssrc: ssrc, index: index)
-            guard rtp.start(iv: scratch, encrypt: false), rtp.transform(payload, count: payloadLength)
+            guard rtp.begin(iv: scratch, encrypt: false, clear: packet, clearCount: 0, body: payload, count: payloadLength)
             else { return Self.cipherFailure }
         }
         // Authenticated: only now may the packet change the SSRC's state.
