@@ -23,6 +23,9 @@ let cLibraries: [Target] = [
     .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     // The media worker's system calls that Swift cannot make well: recvmmsg/sendmmsg, epoll, TCP.
     .target(name: "CShims"),
+    // HMAC-SHA1 with the key's pads absorbed once, for SRTP's AES-CM profile: OpenSSL 3's own
+    // HMAC allocates on every re-key (SRTP/OpenSSLSRTPContext.swift says why it matters).
+    .target(name: "CHMACSHA1", dependencies: ["COpenSSL"]),
 ]
 
 let swift5: [SwiftSetting] = [.swiftLanguageMode(.v5)]
@@ -67,7 +70,8 @@ let package = Package(
         .target(name: "SluiceRTP", dependencies: ["SluiceWire"], swiftSettings: packetPath),
         .target(name: "SluiceSDP", dependencies: ["SluiceWire", "SluiceVocabulary"], swiftSettings: swift5),
         .target(name: "SluiceTransport",
-                dependencies: ["SluiceWire", "SluiceRTP", "SluiceVocabulary", "CShims", "COpenSSL", "CSRTP"],
+                dependencies: ["SluiceWire", "SluiceRTP", "SluiceVocabulary", "CShims", "COpenSSL", "CSRTP",
+                               "CHMACSHA1"],
                 swiftSettings: packetPath),
         // The packet core: routers, producers, consumers, buffers, estimators. No SDP, no protocol words.
         .target(name: "SluiceMedia",

@@ -19,6 +19,7 @@ let package = Package(
         fuzzTarget("FuzzSDP", ["SluiceSDP", "SluiceVocabulary"]),
         fuzzTarget("FuzzSTUN", ["SluiceTransport", "SluiceWire"]),
         fuzzTarget("FuzzRFC4571", ["SluiceTransport"]),
+        fuzzTarget("FuzzSRTP", ["SluiceTransport"]),
         fuzzTarget("FuzzRTP", ["SluiceRTP", "SluiceWire"]),
         fuzzTarget("FuzzRTCP", ["SluiceRTP", "SluiceWire"]),
         fuzzTarget("FuzzJSONRPC", ["SluiceJSON", "SluiceJSONParser", "SluiceSignaling", "SluiceControl", "SluiceVocabulary", "SluiceCalls"]),

@@ -181,6 +181,14 @@ window.sluice = (() => {
     return out;
   };
 
+  // The profile DTLS-SRTP negotiated ('SRTP_AEAD_AES_128_GCM' or 'SRTP_AES128_CM_HMAC_SHA1_80').
+  api.srtpCipher = async () => {
+    if (!pc) return null;
+    let cipher = null;
+    (await pc.getStats()).forEach((s) => { if (s.type === 'transport' && s.srtpCipher) cipher = s.srtpCipher; });
+    return cipher;
+  };
+
   api.statuses = () => notes.filter((n) => n.method === 'streamStatus').map((n) => n.params.status);
   return api;
 })();
@@ -222,3 +230,16 @@ async def wait_page_status(page, status: str, timeout: float = 10.0) -> float:
         await asyncio.sleep(0.1)
     notes = await page.evaluate("window.sluice.notes")
     raise AssertionError(f"Chromium saw no streamStatus {status} within {timeout} s; notifications: {notes}")
+
+
+async def poll_inbound(page, predicate, timeout: float, what: str) -> dict:
+    """The page's inbound video stats once `predicate` holds for them."""
+    deadline = time.monotonic() + timeout
+    stats = None
+    while time.monotonic() < deadline:
+        stats = await page.evaluate("window.sluice.videoStats()")
+        inbound = stats.get("inbound")
+        if inbound and predicate(inbound):
+            return inbound
+        await asyncio.sleep(0.25)
+    raise AssertionError(f"Chromium: no {what} within {timeout} s; last stats {stats}")

@@ -1,9 +1,8 @@
 """Headless Chromium against the server, with aiortc at the other end."""
 
 import asyncio
-import time
 
-from chromium import chromium_page, wait_page_status
+from chromium import chromium_page, poll_inbound, wait_page_status
 from sessions import close_all, play, publish
 
 CAMERA_WIDTH, CAMERA_HEIGHT = 640, 480
@@ -49,18 +48,6 @@ def test_chromium_plays_aiortc(server, figures, artifacts):
     asyncio.run(_chromium_plays(server, figures, artifacts))
 
 
-async def _poll_inbound(page, predicate, timeout: float, what: str) -> dict:
-    deadline = time.monotonic() + timeout
-    stats = None
-    while time.monotonic() < deadline:
-        stats = await page.evaluate("window.sluice.videoStats()")
-        inbound = stats.get("inbound")
-        if inbound and predicate(inbound):
-            return inbound
-        await asyncio.sleep(0.25)
-    raise AssertionError(f"Chromium: no {what} within {timeout} s; last stats {stats}")
-
-
 async def _chromium_plays(server, figures, artifacts):
     stream = "interop-aiortc-to-chromium"
     console = []
@@ -71,9 +58,9 @@ async def _chromium_plays(server, figures, artifacts):
         async with chromium_page(console) as page:
             await page.evaluate("([url, stream]) => window.sluice.play(url, stream)", [server.ws_url, stream])
             await wait_page_status(page, "PLAYING", 15)
-            first = await _poll_inbound(page, lambda s: s["framesDecoded"] > 0, 20, "decoded frame")
+            first = await poll_inbound(page, lambda s: s["framesDecoded"] > 0, 20, "decoded frame")
             timing = await page.evaluate("window.sluice.playTiming()")
-            later = await _poll_inbound(page, lambda s: s["framesDecoded"] >= first["framesDecoded"] + 30,
+            later = await poll_inbound(page, lambda s: s["framesDecoded"] >= first["framesDecoded"] + 30,
                                         20, "30 more decoded frames")
             await page.screenshot(path=str(artifacts / "chromium-plays.png"))
             figures({**timing, "inbound": later})

@@ -109,7 +109,7 @@ public final class MediaEngine: @unchecked Sendable {
         self.config = config
         // First: a folder that cannot be written stops the start before any socket is bound.
         recorder = try config.recording.map { try Recorder(settings: $0) }
-        let security = try DTLSSecurity.make()
+        let security = try DTLSSecurity.make(srtp: config.srtp)
         negotiator = Negotiation(fingerprint: security.fingerprint)
         var workers: [MediaWorker] = []
         for i in 0..<max(1, config.workers) {

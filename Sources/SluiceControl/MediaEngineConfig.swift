@@ -20,6 +20,9 @@ public struct MediaEngineConfig: Sendable {
     public var rtpTimeoutSeconds = 10
     /// UDP GSO for the workers' send batches (`rtc.gso`); a kernel that refuses it turns it off.
     public var udpSegmentation = true
+    /// What runs SRTP and the DTLS-SRTP profiles offered (`rtc.srtp`, `rtc.srtpProfiles`), for
+    /// every transport of every worker, relay links included.
+    public var srtp = SRTPConfiguration()
     public var maxStreams: Int
     public var maxPlayersPerStream: Int
     /// `recording`: nil, recording is off and `record: true` is refused.

@@ -47,6 +47,7 @@ public final class Server {
             workerLog: Server.workerLog(level: level))
         mediaConfig.rtpTimeoutSeconds = config.rtpTimeoutSeconds
         mediaConfig.udpSegmentation = config.udpSegmentation
+        mediaConfig.srtp = config.srtp
         mediaConfig.recording = config.recording
         let recordingLog = Log(level: level, subsystem: "recording")
         mediaConfig.recorderLog = { line in recordingLog.info(line) }

@@ -1,7 +1,7 @@
 import COpenSSL
 
 /// An SSL_CTX for DTLS 1.2 as WebRTC uses it: one local certificate, DTLS-SRTP profiles
-/// (GCM preferred), a peer certificate required but accepted by any chain (the session checks
+/// (GCM preferred unless told otherwise), a peer certificate required but accepted by any chain (the session checks
 /// its fingerprint against SDP after the handshake), no tickets, and a fixed MTU.
 /// One context serves every session of a worker (or of the process: OpenSSL locks it internally).
 public final class DTLSContext {
@@ -9,6 +9,8 @@ public final class DTLSContext {
     let context: OpaquePointer
     public let certificate: DTLSCertificate
     public let srtpProfiles: [SRTPProfile]
+    /// What runs SRTP once the handshake has made the keys (`SRTPKeyMaterial.backend`).
+    public let srtpBackend: SRTPBackend
 
     static let cipherList = [
         "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256",
@@ -18,15 +20,17 @@ public final class DTLSContext {
         "ECDHE-ECDSA-AES256-SHA", "ECDHE-RSA-AES256-SHA",
     ].joined(separator: ":")
 
-    /// - Parameter srtpProfiles: in order of preference.
-    public init(certificate: DTLSCertificate,
-                srtpProfiles: [SRTPProfile] = [.aeadAES128GCM, .aes128CMHMACSHA1_80]) throws {
+    /// - Parameter srtpProfiles: in order of preference (a server picks the first the client
+    ///   offers too); one profile forces it, or fails the handshake with a peer without it.
+    public init(certificate: DTLSCertificate, srtpProfiles: [SRTPProfile] = SRTPConfiguration.defaultProfiles,
+                srtpBackend: SRTPBackend = .openSSL) throws {
         OpenSSLLibrary.initialize()
         OpenSSLLibrary.clearErrors()
         guard let ctx = SSL_CTX_new(DTLS_method()) else { throw DTLSSetupError("SSL_CTX_new") }
         context = ctx
         self.certificate = certificate
         self.srtpProfiles = srtpProfiles
+        self.srtpBackend = srtpBackend
 
         let version = Int(DTLS1_2_VERSION)
         guard SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, version, nil) == 1,

@@ -9,9 +9,12 @@ public final class DTLSSecurity: @unchecked Sendable {
         self.context = context
     }
 
-    public static func make() throws -> DTLSSecurity {
+    /// - Parameter srtp: the DTLS-SRTP profiles offered and what runs SRTP (`rtc.srtp`,
+    ///   `rtc.srtpProfiles`; the SDK takes the defaults: OpenSSL, GCM first).
+    public static func make(srtp: SRTPConfiguration = SRTPConfiguration()) throws -> DTLSSecurity {
         let certificate = try DTLSCertificate()
-        return DTLSSecurity(certificate: certificate, context: try DTLSContext(certificate: certificate))
+        let context = try DTLSContext(certificate: certificate, srtpProfiles: srtp.profiles, srtpBackend: srtp.backend)
+        return DTLSSecurity(certificate: certificate, context: context)
     }
 
     /// "sha-256" fingerprint for the SDP answer, upper-case hex pairs joined by colons.

@@ -20,13 +20,15 @@ public struct SRTPKeyMaterial: Sendable, Equatable {
     /// Unprotects what the peer sends.
     public let remoteKey: [UInt8]
     public let remoteSalt: [UInt8]
+    /// What runs the sessions made from these keys: the DTLS context's `srtpBackend`.
+    public let backend: SRTPBackend
 
     public func makeOutboundSession() throws -> SRTPSession {
-        try SRTPSession(profile: profile, key: localKey, salt: localSalt, direction: .outbound)
+        try SRTPSession(profile: profile, key: localKey, salt: localSalt, direction: .outbound, backend: backend)
     }
 
     public func makeInboundSession() throws -> SRTPSession {
-        try SRTPSession(profile: profile, key: remoteKey, salt: remoteSalt, direction: .inbound)
+        try SRTPSession(profile: profile, key: remoteKey, salt: remoteSalt, direction: .inbound, backend: backend)
     }
 }
 
@@ -191,10 +193,10 @@ public final class DTLSSession {
         switch role {
         case .client:
             return SRTPKeyMaterial(profile: profile, localKey: clientKey, localSalt: clientSalt,
-                                   remoteKey: serverKey, remoteSalt: serverSalt)
+                                   remoteKey: serverKey, remoteSalt: serverSalt, backend: context.srtpBackend)
         case .server:
             return SRTPKeyMaterial(profile: profile, localKey: serverKey, localSalt: serverSalt,
-                                   remoteKey: clientKey, remoteSalt: clientSalt)
+                                   remoteKey: clientKey, remoteSalt: clientSalt, backend: context.srtpBackend)
         }
     }
 

@@ -45,75 +45,67 @@ import Testing
         }
     }
 
-    /// Runs `body` over a copy of `packet` in a buffer with room for the trailer.
-    func inPlace(_ packet: [UInt8], _ body: (UnsafeMutableRawPointer, inout Int, Int) -> Bool) -> [UInt8]? {
-        var buffer = packet + [UInt8](repeating: 0, count: SRTPSession.maxRTCPTrailer)
-        var length = packet.count
-        let capacity = buffer.count
-        let ok = buffer.withUnsafeMutableBytes { body($0.baseAddress!, &length, capacity) }
-        return ok ? Array(buffer.prefix(length)) : nil
+    @Test(arguments: SRTPBackend.allCases, SRTPProfile.allCases)
+    func knownAnswerProtect(backend: SRTPBackend, profile: SRTPProfile) throws {
+        let v = vector(profile)
+        let sender = try SRTPSession(profile: profile, key: v.key, salt: v.salt, direction: .outbound, backend: backend)
+        #expect(srtpInPlace(Vector.rtpPlaintext) { sender.protectRTP($0, length: &$1, capacity: $2) } == v.rtp)
+        #expect(srtpInPlace(Vector.rtcpPlaintext) { sender.protectRTCP($0, length: &$1, capacity: $2) } == v.rtcp)
     }
 
-    @Test(arguments: SRTPProfile.allCases)
-    func knownAnswerProtect(profile: SRTPProfile) throws {
+    @Test(arguments: SRTPBackend.allCases, SRTPProfile.allCases)
+    func knownAnswerUnprotect(backend: SRTPBackend, profile: SRTPProfile) throws {
         let v = vector(profile)
-        let sender = try SRTPSession(profile: profile, key: v.key, salt: v.salt, direction: .outbound)
-        #expect(inPlace(Vector.rtpPlaintext) { sender.protectRTP($0, length: &$1, capacity: $2) } == v.rtp)
-        #expect(inPlace(Vector.rtcpPlaintext) { sender.protectRTCP($0, length: &$1, capacity: $2) } == v.rtcp)
+        let receiver = try SRTPSession(profile: profile, key: v.key, salt: v.salt, direction: .inbound, backend: backend)
+        #expect(srtpInPlace(v.rtp) { p, l, _ in receiver.unprotectRTP(p, length: &l) } == Vector.rtpPlaintext)
+        #expect(srtpInPlace(v.rtcp) { p, l, _ in receiver.unprotectRTCP(p, length: &l) } == Vector.rtcpPlaintext)
     }
 
-    @Test(arguments: SRTPProfile.allCases)
-    func knownAnswerUnprotect(profile: SRTPProfile) throws {
+    @Test(arguments: SRTPBackend.allCases, SRTPProfile.allCases)
+    func tamperedTagIsRejected(backend: SRTPBackend, profile: SRTPProfile) throws {
         let v = vector(profile)
-        let receiver = try SRTPSession(profile: profile, key: v.key, salt: v.salt, direction: .inbound)
-        #expect(inPlace(v.rtp) { p, l, _ in receiver.unprotectRTP(p, length: &l) } == Vector.rtpPlaintext)
-        #expect(inPlace(v.rtcp) { p, l, _ in receiver.unprotectRTCP(p, length: &l) } == Vector.rtcpPlaintext)
-    }
-
-    @Test(arguments: SRTPProfile.allCases)
-    func tamperedTagIsRejected(profile: SRTPProfile) throws {
-        let v = vector(profile)
-        let receiver = try SRTPSession(profile: profile, key: v.key, salt: v.salt, direction: .inbound)
+        let receiver = try SRTPSession(profile: profile, key: v.key, salt: v.salt, direction: .inbound, backend: backend)
         var tampered = v.rtp
         tampered[tampered.count - 1] ^= 0x01
-        #expect(inPlace(tampered) { p, l, _ in receiver.unprotectRTP(p, length: &l) } == nil)
+        #expect(srtpInPlace(tampered) { p, l, _ in receiver.unprotectRTP(p, length: &l) } == nil)
         #expect(receiver.lastFailure == .authentication)
         // The genuine packet still passes afterwards: a forgery does not poison the replay window.
-        #expect(inPlace(v.rtp) { p, l, _ in receiver.unprotectRTP(p, length: &l) } == Vector.rtpPlaintext)
+        #expect(srtpInPlace(v.rtp) { p, l, _ in receiver.unprotectRTP(p, length: &l) } == Vector.rtpPlaintext)
     }
 
-    @Test(arguments: SRTPProfile.allCases)
-    func replayIsRejected(profile: SRTPProfile) throws {
+    @Test(arguments: SRTPBackend.allCases, SRTPProfile.allCases)
+    func replayIsRejected(backend: SRTPBackend, profile: SRTPProfile) throws {
         let v = vector(profile)
-        let receiver = try SRTPSession(profile: profile, key: v.key, salt: v.salt, direction: .inbound)
-        #expect(inPlace(v.rtp) { p, l, _ in receiver.unprotectRTP(p, length: &l) } != nil)
-        #expect(inPlace(v.rtp) { p, l, _ in receiver.unprotectRTP(p, length: &l) } == nil)
+        let receiver = try SRTPSession(profile: profile, key: v.key, salt: v.salt, direction: .inbound, backend: backend)
+        #expect(srtpInPlace(v.rtp) { p, l, _ in receiver.unprotectRTP(p, length: &l) } != nil)
+        #expect(srtpInPlace(v.rtp) { p, l, _ in receiver.unprotectRTP(p, length: &l) } == nil)
         #expect(receiver.lastFailure == .replay)
-        #expect(inPlace(v.rtcp) { p, l, _ in receiver.unprotectRTCP(p, length: &l) } != nil)
-        #expect(inPlace(v.rtcp) { p, l, _ in receiver.unprotectRTCP(p, length: &l) } == nil)
+        #expect(srtpInPlace(v.rtcp) { p, l, _ in receiver.unprotectRTCP(p, length: &l) } != nil)
+        #expect(srtpInPlace(v.rtcp) { p, l, _ in receiver.unprotectRTCP(p, length: &l) } == nil)
         #expect(receiver.lastFailure == .replay)
     }
 
-    @Test(arguments: SRTPProfile.allCases)
-    func roundTripsManyPacketsAndAllowsRetransmission(profile: SRTPProfile) throws {
+    @Test(arguments: SRTPBackend.allCases, SRTPProfile.allCases)
+    func roundTripsManyPacketsAndAllowsRetransmission(backend: SRTPBackend, profile: SRTPProfile) throws {
         let key = (0..<profile.keyLength).map { UInt8($0 * 7 & 0xFF) }
         let salt = (0..<profile.saltLength).map { UInt8($0 * 13 & 0xFF) }
-        let sender = try SRTPSession(profile: profile, key: key, salt: salt, direction: .outbound)
-        let receiver = try SRTPSession(profile: profile, key: key, salt: salt, direction: .inbound)
+        let sender = try SRTPSession(profile: profile, key: key, salt: salt, direction: .outbound, backend: backend)
+        let receiver = try SRTPSession(profile: profile, key: key, salt: salt, direction: .inbound, backend: backend)
         for sequence in [UInt16(100), 101, 103, 102, 500] {
             let packet: [UInt8] = [0x80, 0x60, UInt8(sequence >> 8), UInt8(sequence & 0xFF), 0, 0, 0x10, 0,
                                    0x11, 0x22, 0x33, 0x44] + (0..<200).map { UInt8($0 & 0xFF) }
-            let protected = try #require(inPlace(packet) { sender.protectRTP($0, length: &$1, capacity: $2) })
+            let protected = try #require(srtpInPlace(packet) { sender.protectRTP($0, length: &$1, capacity: $2) })
             #expect(protected.count == packet.count + (profile == .aeadAES128GCM ? 16 : 10))
             #expect(protected != packet)
             // Same sequence number protected again (a retransmission) must be allowed.
-            #expect(inPlace(packet) { sender.protectRTP($0, length: &$1, capacity: $2) } == protected)
-            #expect(inPlace(protected) { p, l, _ in receiver.unprotectRTP(p, length: &l) } == packet)
+            #expect(srtpInPlace(packet) { sender.protectRTP($0, length: &$1, capacity: $2) } == protected)
+            #expect(srtpInPlace(protected) { p, l, _ in receiver.unprotectRTP(p, length: &l) } == packet)
         }
     }
 
-    @Test func refusesSmallBuffersAndBadKeys() throws {
-        let sender = try SRTPSession(profile: .aeadAES128GCM, key: Vector.gcmKey, salt: Vector.gcmSalt, direction: .outbound)
+    @Test(arguments: SRTPBackend.allCases)
+    func refusesSmallBuffersAndBadKeys(backend: SRTPBackend) throws {
+        let sender = try SRTPSession(profile: .aeadAES128GCM, key: Vector.gcmKey, salt: Vector.gcmSalt, direction: .outbound, backend: backend)
         var buffer = Vector.rtpPlaintext
         var length = buffer.count
         let ok = buffer.withUnsafeMutableBytes { sender.protectRTP($0.baseAddress!, length: &length, capacity: $0.count) }
@@ -121,9 +113,9 @@ import Testing
         #expect(sender.lastFailure == .bufferTooSmall)
         #expect(length == Vector.rtpPlaintext.count)
         #expect(throws: SRTPSession.InitError.self) {
-            try SRTPSession(profile: .aeadAES128GCM, key: Vector.cmKey, salt: Vector.cmSalt, direction: .outbound)
+            try SRTPSession(profile: .aeadAES128GCM, key: Vector.cmKey, salt: Vector.cmSalt, direction: .outbound, backend: backend)
         }
-        let receiver = try SRTPSession(profile: .aeadAES128GCM, key: Vector.gcmKey, salt: Vector.gcmSalt, direction: .inbound)
+        let receiver = try SRTPSession(profile: .aeadAES128GCM, key: Vector.gcmKey, salt: Vector.gcmSalt, direction: .inbound, backend: backend)
         var short: [UInt8] = [0x80, 0, 0]
         var shortLength = short.count
         #expect(!short.withUnsafeMutableBytes { receiver.unprotectRTP($0.baseAddress!, length: &shortLength) })

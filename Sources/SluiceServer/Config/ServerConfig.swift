@@ -5,6 +5,7 @@ import SluiceJSON
 import SluiceRecord
 import SluiceJSONParser
 import SluiceSignaling
+import SluiceTransport
 import SluiceWire
 
 /// The server's configuration (conf/sluice.json). Every key is documented in README.md.
@@ -67,6 +68,9 @@ public struct ServerConfig: Sendable {
     public var rtpTimeoutSeconds = 10
     /// `rtc.gso`: datagrams to one player leave in UDP GSO messages (Linux UDP_SEGMENT).
     public var udpSegmentation = true
+    /// `rtc.srtp` (what runs SRTP: OpenSSL or libsrtp) and `rtc.srtpProfiles` (the DTLS-SRTP
+    /// profiles offered, in order of preference).
+    public var srtp = SRTPConfiguration()
     /// `rtc.turn`: TURN servers (coturn with use-auth-secret) whose credentials `connect` hands out.
     public var turnServers: [TURNServer] = []
     public var apps: [App] = [App(key: "defaultApp", hooksURL: nil, hooksSecret: nil, hooksTimeoutMs: 5000)]
@@ -132,7 +136,8 @@ public struct ServerConfig: Sendable {
         try parseTLS(try server.child("tls", known: ["certificate", "privateKey", "redirectPort"]), into: &config)
 
         let rtc = try top.child("rtc", known: ["bindAddress", "port", "tcpPort", "workers", "announcedAddresses",
-                                               "iceConsentTimeoutSeconds", "rtpTimeoutSeconds", "gso", "turn"])
+                                               "iceConsentTimeoutSeconds", "rtpTimeoutSeconds", "gso", "turn", "srtp",
+                                               "srtpProfiles"])
         config.rtcBindAddress = try rtc.string("bindAddress", default: config.rtcBindAddress)
         try requireAddress(config.rtcBindAddress, key: "rtc.bindAddress")
         config.rtcPort = try rtc.int("port", default: config.rtcPort, range: 1...65535)
@@ -147,6 +152,7 @@ public struct ServerConfig: Sendable {
         config.iceConsentTimeoutSeconds = try rtc.int("iceConsentTimeoutSeconds", default: config.iceConsentTimeoutSeconds, range: 1...300)
         config.rtpTimeoutSeconds = try rtc.int("rtpTimeoutSeconds", default: config.rtpTimeoutSeconds, range: 0...3600)
         config.udpSegmentation = try rtc.bool("gso", default: config.udpSegmentation)
+        try readSRTP(rtc, into: &config)
         if let turn = rtc.object["turn"] { config.turnServers = try TURNConfig.parse(turn, key: "rtc.turn") }
         if config.rtcPort + max(config.rtcWorkers, 1) - 1 > 65535 {
             throw ConfigError(key: "rtc.port", problem: "leaves no room for one port per worker")

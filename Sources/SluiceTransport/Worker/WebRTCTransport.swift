@@ -247,8 +247,8 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
             return
         }
         do {
-            srtpIn = try SRTPSession(profile: keys.profile, key: keys.remoteKey, salt: keys.remoteSalt, direction: .inbound)
-            srtpOut = try SRTPSession(profile: keys.profile, key: keys.localKey, salt: keys.localSalt, direction: .outbound)
+            srtpIn = try keys.makeInboundSession()
+            srtpOut = try keys.makeOutboundSession()
         } catch {
             fail(.dtlsError)
             return

@@ -13,6 +13,19 @@ public enum SRTPProfile: UInt16, Sendable, CaseIterable {
         }
     }
 
+    /// The crypto-suite name (RFC 4568, RFC 7714 section 14.1), as `rtc.srtpProfiles` spells it.
+    public var name: String {
+        switch self {
+        case .aes128CMHMACSHA1_80: return "AES_CM_128_HMAC_SHA1_80"
+        case .aeadAES128GCM: return "AEAD_AES_128_GCM"
+        }
+    }
+
+    public init?(name: String) {
+        guard let profile = SRTPProfile.allCases.first(where: { $0.name == name }) else { return nil }
+        self = profile
+    }
+
     /// The name OpenSSL's `use_srtp` list uses.
     public var openSSLName: String {
         switch self {
