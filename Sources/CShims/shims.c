@@ -214,3 +214,9 @@ long sluice_tcp_read(int fd, void *buf, size_t len) {
 int sluice_malloc_trim(void) {
     return malloc_trim(0);
 }
+
+void sluice_malloc_tune(int mmap_threshold) {
+    /* A fixed threshold: glibc otherwise raises it after each large free (up to 32 MiB), and
+       a join's buffers of tens of KiB then come from an arena, whose holes stay resident. */
+    mallopt(M_MMAP_THRESHOLD, mmap_threshold);
+}

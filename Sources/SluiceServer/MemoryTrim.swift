@@ -11,8 +11,14 @@ final class MemoryTrim {
     static let periodSeconds = 30
     private var timer: DispatchSourceTimer?
 
+    /// Allocations of this size or more (a player's send history, buffers of DTLS and of the
+    /// retransmission maps) get pages of their own, returned when freed, rather than a hole in
+    /// an arena.
+    static let mmapThreshold: Int32 = 32 * 1024
+
     func start() {
         guard timer == nil else { return }
+        sluice_malloc_tune(Self.mmapThreshold)
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "sluice-memory-trim", qos: .utility))
         let period = DispatchTimeInterval.seconds(Self.periodSeconds)
         timer.schedule(deadline: .now() + period, repeating: period, leeway: .seconds(5))

@@ -42,6 +42,10 @@ int sluice_eventfd_create(void);
 /// glibc's malloc_trim(0): gives the free pages of every arena back to the system (the
 /// server's MemoryTrim, twice a minute). Glibc's Swift module does not export <malloc.h>.
 int sluice_malloc_trim(void);
+
+/// mallopt(M_MMAP_THRESHOLD, mmap_threshold): allocations of that size or more get pages of
+/// their own, given back the moment they are freed (the server's MemoryTrim sets it at start).
+void sluice_malloc_tune(int mmap_threshold);
 void sluice_eventfd_signal(int fd);
 void sluice_eventfd_drain(int fd);
 
