@@ -100,9 +100,18 @@ def artifacts(request) -> Path:
 
 
 def _free_tcp_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free TCP port in 10000-19999: outside the media ranges `_free_udp_range` hands out
+    (a server's ICE-TCP ports follow rtc.port, and an HTTP port the kernel picked once fell
+    inside them) and outside the kernel's ephemeral range, where clients' ports come from."""
+    for _ in range(500):
+        port = random.randrange(10000, 20000)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free TCP port in 10000-19999 on 127.0.0.1")
 
 
 def _free_udp_range(count: int) -> int:
