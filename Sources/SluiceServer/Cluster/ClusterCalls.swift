@@ -33,6 +33,8 @@ final class ClusterCalls: CallCluster, @unchecked Sendable {
         })
     }
 
+    var presenceVersion: Int { member.snapshot.serial }
+
     func presence() -> ClusterPresence? {
         let snapshot = member.snapshot
         guard snapshot.redisReachable else { return nil }

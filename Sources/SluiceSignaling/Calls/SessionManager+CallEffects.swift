@@ -9,6 +9,7 @@ import SluiceVocabulary
 extension SessionManager {
     /// Each effect in order. Media calls made here queue media events, which the caller drains.
     func carryOut(_ effects: [CallEffect]) {
+        if !effects.isEmpty { callRelay?.presenceDirty = true }
         for effect in effects {
             switch effect {
             case let .incomingCall(sessionID, callID):
@@ -101,6 +102,7 @@ extension SessionManager {
     /// its user that waits for a lost device. After `ESTABLISHED`.
     func callSessionEstablished(_ session: RPCSession) {
         guard let id = session.sessionID, let user = session.identity, let appKey = session.appKey else { return }
+        callRelay?.presenceDirty = true
         carryOut(callBook.sessionOnline(id, user: CallUser(appKey: appKey, name: user)))
         drainMediaEvents()
     }
@@ -109,6 +111,7 @@ extension SessionManager {
     func callSessionEnded(_ id: SessionID) {
         carryOut(callBook.sessionOffline(id))
         callRelay?.mirrors.sessionEnded(id)
+        callRelay?.presenceDirty = true
     }
 
     /// The service thread's periodic wake: ring timeouts and lost devices; in a cluster, the

@@ -14,6 +14,9 @@ public protocol CallCluster: AnyObject {
     /// The other nodes' sessions and the live nodes as of the last heartbeat; nil while the
     /// cluster's state is unavailable (Redis away: then nothing is taken for gone).
     func presence() -> ClusterPresence?
+    /// The version `presence()` would have now, read without building it (the service thread
+    /// asks at every wake).
+    var presenceVersion: Int { get }
     /// Sends `messages` to `node` after everything sent to it before; `reply` runs on any
     /// thread with the node's answer, or why there is none.
     func send(_ messages: [ClusterCallMessage], to node: String,

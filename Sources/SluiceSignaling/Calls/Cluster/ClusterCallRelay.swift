@@ -14,6 +14,13 @@ final class ClusterCallRelay {
     var publishedPresence: [RemoteSession] = []
     /// The cluster presence version last taken into the call book.
     var takenVersion: Int?
+    /// When this node's presence was last computed (monotonic µs), and whether something
+    /// changed it since (a session came or went, a call's effects ran).
+    var presenceComputedAt: UInt64 = 0
+    var presenceDirty = true
+    /// At most this often while nothing marks it dirty: a call's start or end on another
+    /// node's book reaches this node's presence through the mirrors within it.
+    static let presenceMicros: UInt64 = 100_000
 
     /// A method sent to a call's home, waiting for its answer: the parked request's token.
     struct Pending {

@@ -11,8 +11,13 @@ extension SessionManager {
     func syncClusterCalls() {
         guard let relay = callRelay else { return }
         finishCallMethods()
-        publishPresence(relay)
-        if let presence = relay.cluster.presence(), presence.version != relay.takenVersion {
+        let now = clock()
+        if relay.presenceDirty || now &- relay.presenceComputedAt >= ClusterCallRelay.presenceMicros {
+            relay.presenceDirty = false
+            relay.presenceComputedAt = now
+            publishPresence(relay)
+        }
+        if relay.cluster.presenceVersion != relay.takenVersion, let presence = relay.cluster.presence() {
             relay.takenVersion = presence.version
             carryOut(callBook.syncRemote(presence.sessions, liveNodes: presence.liveNodes))
             for (mirror, logs) in relay.mirrors.homesLost(liveNodes: presence.liveNodes, me: relay.nodeID) {
