@@ -10,7 +10,8 @@ in turn:
               server finds it by the consent timeout; then its WebSocket is cut without a close
 
 The server's RSS (/proc/<pid>/status VmRSS) is sampled every `--sample` seconds; the figure is
-the growth per join from `--warmup` minutes on (a least-squares slope of RSS over joins), in KiB.
+the growth per join from `--warmup` minutes on (a least-squares slope of RSS over joins), in KiB,
+given also for RssAnon (heap, stacks, pools) and RssFile (pages of the binary and libraries).
 Run it in a namespace with only `lo` (README, "Reliability"):
 
   unshare -n sh -c 'ip link set lo up && .venv/bin/python scripts/bench/churn.py --minutes 30'
@@ -42,11 +43,18 @@ patch_aioice()
 WAYS = ("stop", "disconnect", "drop")
 
 
-def rss_kib(pid: int) -> int:
+def memory_kib(pid: int) -> dict:
+    """VmRSS and its parts: RssAnon is the heap, stacks and pools; RssFile is pages of the
+    binary and libraries, which grow as rarer code first runs and are not held per join."""
+    fields = {"VmRSS:": "rssKiB", "RssAnon:": "anonKiB", "RssFile:": "fileKiB"}
+    found = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise RuntimeError("no VmRSS")
+        key = line.split(":", 1)[0] + ":"
+        if key in fields:
+            found[fields[key]] = int(line.split()[1])
+    if "rssKiB" not in found:
+        raise RuntimeError("no VmRSS")
+    return found
 
 
 def read_tables(http_port: int, config_path: Path):
@@ -165,13 +173,13 @@ async def run(args) -> dict:
         until = started + args.minutes * 60
         task = asyncio.ensure_future(churn.keep(args.live, until))
         while not task.done():
-            samples.append({"t": round(time.monotonic() - started, 1), "joins": churn.joins, "rssKiB": rss_kib(pid)})
+            samples.append({"t": round(time.monotonic() - started, 1), "joins": churn.joins, **memory_kib(pid)})
             print(f"churn: {samples[-1]['t']:7.1f} s  {churn.joins:5d} joins  rss {samples[-1]['rssKiB']} KiB  "
-                  f"failures {len(churn.failures)}", flush=True)
+                  f"(anon {samples[-1].get('anonKiB')})  failures {len(churn.failures)}", flush=True)
             await asyncio.wait([task], timeout=args.sample)
         await task
         await asyncio.sleep(args.consent + 2)
-        samples.append({"t": round(time.monotonic() - started, 1), "joins": churn.joins, "rssKiB": rss_kib(pid)})
+        samples.append({"t": round(time.monotonic() - started, 1), "joins": churn.joins, **memory_kib(pid)})
         await publisher.close()
         tables = await asyncio.to_thread(read_tables, http_port, config_path)
     finally:
@@ -184,12 +192,15 @@ async def run(args) -> dict:
         except subprocess.TimeoutExpired:
             server.kill()
         log.close()
-    warm = [(s["joins"], s["rssKiB"]) for s in samples if s["t"] >= args.warmup * 60]
+    warm = [s for s in samples if s["t"] >= args.warmup * 60]
     report = {
         "minutes": args.minutes, "joins": churn.joins, "decoded": churn.decoded, "byWay": churn.by_way,
         "failures": len(churn.failures), "firstFailures": churn.failures[:10],
         "rssStartKiB": samples[0]["rssKiB"], "rssEndKiB": samples[-1]["rssKiB"],
-        "kibPerJoinAfterWarmup": round(slope(warm), 4), "warmupMinutes": args.warmup,
+        "kibPerJoinAfterWarmup": round(slope([(s["joins"], s["rssKiB"]) for s in warm]), 4),
+        "anonKibPerJoinAfterWarmup": round(slope([(s["joins"], s["anonKiB"]) for s in warm if "anonKiB" in s]), 4),
+        "fileKibPerJoinAfterWarmup": round(slope([(s["joins"], s["fileKiB"]) for s in warm if "fileKiB" in s]), 4),
+        "warmupMinutes": args.warmup,
         # Every table kept per session, handle and stream, with nothing connected any more
         # (GET /api/v1/tables; None from a server without it).
         "tablesAtEnd": tables, "samples": samples,
