@@ -27,6 +27,8 @@ public final class SyntheticPublisher: PeerConnectionDelegate {
     public private(set) var sendFailures: UInt64 = 0
     /// PLIs and FIRs received, any layer; readable from any thread.
     public let keyFrameRequests = Atomic<UInt64>(0)
+    /// While set, nothing is sent (a camera that stalled); readable and settable from any thread.
+    public let paused = Atomic<Bool>(false)
     private var isSimulcast: Bool
 
     public init(video: SyntheticVP8Source.Configuration? = .init(), audio: Bool = true, audioPacketSize: Int = 100) {
@@ -43,6 +45,7 @@ public final class SyntheticPublisher: PeerConnectionDelegate {
     }
 
     public func peerConnection(_ connection: PeerConnection, tick now: UInt64) {
+        if paused.load(ordering: .relaxed) { return }
         for layer in layers.indices {
             while let frame = layers[layer].nextFrame(now: now) {
                 for index in 0..<frame.packetCount {

@@ -111,6 +111,47 @@ final class JoinRecorder: PeerConnectionDelegate, @unchecked Sendable {
         #expect(joined.recorder.now.frames >= 10)
     }
 
+    /// The cached key frame leaves when the player's keys are up, not with the layer's next
+    /// live packet: with the publisher stalled after half a second, a player that joins still
+    /// gets the key frame and the frames cached after it, and nothing is asked of the
+    /// publisher. (Before, the walk started on the next live packet: here never.)
+    @Test func theCachedKeyFrameLeavesAtConnectWithoutALivePacket() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let (publisherSession, publisherLog) = try await server.connectedSession()
+        let publisher = try PeerConnection(configuration: .init(role: .publish))
+        defer { publisher.close() }
+        let source = SyntheticPublisher(video: .init(width: 320, height: 240, fps: 30, bitrateKbps: 300,
+                                                     keyFrameIntervalSeconds: 60), audio: false)
+        publisher.delegate = source
+        let published = try await publisherSession.publish(stream: "stall", sdp: publisher.localDescription)
+        try await publisher.setRemoteDescription(published.sdp)
+        try await publisher.waitUntilConnected()
+        _ = try await publisherLog.streamStatus(handle: published.handle, .publishing)
+        try await Task.sleep(for: .milliseconds(500))
+        source.paused.store(true, ordering: .relaxed)
+        try await Task.sleep(for: .milliseconds(200))
+        let requestsBefore = source.keyFrameRequests.load(ordering: .relaxed)
+
+        let (playerSession, _) = try await server.connectedSession()
+        let player = try PeerConnection(configuration: .init(role: .play))
+        defer { player.close() }
+        let recorder = JoinRecorder()
+        player.delegate = recorder
+        let played = try await playerSession.play(stream: "stall", sdp: player.localDescription)
+        try await player.setRemoteDescription(played.sdp)
+        try await player.waitUntilConnected()
+        // Every frame cached since the key frame (about 15 at 30 fps), caught up at the pace.
+        #expect(await eventually(within: 20) { recorder.now.frames >= 10 }, "frames: \(recorder.now.frames)")
+        let s = recorder.now
+        #expect(s.firstOpensKeyFrame == true)
+        #expect(s.video.lost == 0 && s.video.gaps == 0 && s.timestampsBack == 0)
+        let requests = source.keyFrameRequests.load(ordering: .relaxed) - requestsBefore
+        #expect(requests == 0, "key frames asked of the stalled publisher: \(requests)")
+        try await playerSession.disconnect()
+        try await publisherSession.disconnect()
+    }
+
     /// The control: with `instantJoin: false` the same join asks for a key frame.
     @Test func withoutInstantJoinTheJoinAsksForAKeyFrame() async throws {
         let joined = try await join(instantJoin: false, delay: 0.5)

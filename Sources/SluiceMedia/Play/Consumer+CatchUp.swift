@@ -72,6 +72,24 @@ extension Consumer {
         }
     }
 
+    /// A joining player's keys are up: its cached key frame goes now, in the same turn as the
+    /// DTLS flight that finished the handshake (queued before it), rather than with the layer's
+    /// next live packet, up to a frame interval later (33-50 ms at 20-30 fps: most of the gap
+    /// between DTLS and the first frame in the join measurements). False when nothing cached
+    /// fits, and the next packet decides as before.
+    func startCatchUpOnConnect(now: UInt64) -> Bool {
+        guard instantJoin, catchUpLayer < 0, forwarder.currentLayer == nil, forwarder.video?.enabled == true,
+              let upstream else { return false }
+        let target = forwarder.targetLayer
+        if target != Int.max { return startCatchUp(layer: target, now: now) }
+        // No layer chosen yet (nothing measured): the forwarder starts on any layer's key frame.
+        for layer in upstream.measuredLayers.map(\.index)
+        where upstream.cachedKeyFrame(layer: layer, now: now, maxAgeMicros: cacheMaxAge) != nil {
+            return startCatchUp(layer: layer, now: now)
+        }
+        return false
+    }
+
     /// A join may start from an older key frame than a switch or a resume (`KeyFrameMark`).
     var cacheMaxAge: UInt64 {
         sender.video?.packets ?? 0 == 0 ? KeyFrameMark.maxJoinAgeMicros : KeyFrameMark.maxSwitchAgeMicros

@@ -296,7 +296,10 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     // MARK: Transport delegate
 
     func transportDidConnect(_ transport: WebRTCTransport) {
-        if hasSource { requestKeyFrameUnlessCached(layer: nil, now: MonotonicClock.nowMicros()) }
+        guard hasSource else { return }
+        let now = MonotonicClock.nowMicros()
+        if startCatchUpOnConnect(now: now) { return }
+        requestKeyFrameUnlessCached(layer: nil, now: now)
     }
 
     func transport(_ transport: WebRTCTransport, didFail failure: TransportFailure) {
