@@ -134,10 +134,26 @@ public struct RedisURL: Sendable, Equatable, CustomStringConvertible {
         return decoded
     }
 
+    /// A user as the URL must spell it to parse back the same: `%`, `:`, `@`, `/`, spaces and
+    /// control bytes percent-encoded (a decoded user may hold any of them).
+    static func encode(_ part: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        for byte in part.utf8 {
+            if byte < 0x21 || byte == 0x7F || byte == UInt8(ascii: "%") || byte == UInt8(ascii: ":")
+                || byte == UInt8(ascii: "@") || byte == UInt8(ascii: "/") {
+                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            } else {
+                bytes.append(byte)  // the rest of the UTF-8 as it is: it decodes as it came
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// The URL with the password shown as `***`: what logs, errors and the admin API print.
     public var description: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
-        let credentials = password == nil ? "" : "\(user ?? ""):***@"
+        let credentials = password == nil ? "" : "\(Self.encode(user ?? "")):***@"
         return "redis://\(credentials)\(shownHost):\(port)/\(database)"
     }
 }

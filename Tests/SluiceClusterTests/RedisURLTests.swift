@@ -53,4 +53,15 @@ final class RedisURLTests: XCTestCase {
         XCTAssertEqual(plain.description, "redis://:***@127.0.0.1:6379/0")
         XCTAssertFalse("\(plain)".contains("hunter2"))
     }
+
+    /// A user that decodes to `:`, `@`, `%` or a control byte prints encoded, so the printed
+    /// URL parses back to the same user (found by FuzzClusterRecords).
+    func testAUserWithURLCharactersPrintsBackEncoded() throws {
+        let url = try RedisURL(parsing: "redis://a%3Ab%40c%25d%10\u{FFFD}@e:pw@127.0.0.1:7000/2")
+        XCTAssertEqual(url.user, "a:b@c%d\u{10}\u{FFFD}@e")
+        XCTAssertEqual(url.description, "redis://a%3Ab%40c%25d%10\u{FFFD}%40e:***@127.0.0.1:7000/2")
+        var shown = url
+        shown.password = "***"
+        XCTAssertEqual(try RedisURL(parsing: url.description), shown)
+    }
 }
