@@ -43,15 +43,16 @@ struct SentPacketMapTests {
     ])
     func mapsPlayerSequenceToSource(out: UInt16, layer: UInt8, source: UInt16) {
         var map = SentPacketMap()
-        map.record(.init(outSequence: out, layer: layer, sourceSequence: source, outTimestamp: 42,
-                         pictureID: 7, tl0PicIdx: 3, valid: true))
+        map.record(.init(outTimestamp: 42, pictureID: 7, outSequence: out, sourceSequence: source,
+                         tl0PicIdx: 3, layer: layer, valid: true))
         let entry = map.lookup(out)
         #expect(entry?.layer == layer && entry?.sourceSequence == source && entry?.outTimestamp == 42)
         #expect(entry?.pictureID == 7 && entry?.tl0PicIdx == 3)
         #expect(map.lookup(out &+ 1) == nil)
-        // A number 1024 later reuses the slot: the old one is no longer answered.
-        map.record(.init(outSequence: out &+ 1024, layer: 0, sourceSequence: 1, outTimestamp: 0,
-                         pictureID: -1, tl0PicIdx: -1, valid: true))
+        // A number `slots` later reuses the slot: the old one is no longer answered.
+        map.record(.init(outTimestamp: 0, pictureID: -1, outSequence: out &+ UInt16(SentPacketMap.slots),
+                         sourceSequence: 1, tl0PicIdx: -1, layer: 0, valid: true))
+        #expect(MemoryLayout<SentPacketMap.Entry>.stride == 16)
         #expect(map.lookup(out) == nil)
     }
 }

@@ -106,6 +106,12 @@ struct SendSideEstimatorTests {
         #expect(history.lookup(11) == nil)
         history.record(sequence: 10 &+ UInt16(SendHistory.capacity), size: 100, now: 9)
         #expect(history.lookup(10) == nil)
+        // The send time keeps 32 bits and takes the rest from the newest record: across the
+        // 32-bit wrap of microseconds it still reads back whole.
+        let beforeWrap: UInt64 = (1 << 32) * 3 - 10
+        history.record(sequence: 20, size: 500, now: beforeWrap)
+        history.record(sequence: 21, size: 600, now: beforeWrap + 25)
+        #expect(history.lookup(20)?.sendMicros == beforeWrap && history.lookup(21)?.sendMicros == beforeWrap + 25)
         var none = SendHistory(enabled: false)
         none.record(sequence: 10, size: 1200, now: 5)
         #expect(none.lookup(10) == nil)

@@ -104,9 +104,9 @@ final class RTPSender {
         }
         if item.kind == .video {
             track.frames.record(timestamp: rewrite.timestamp)
-            sent.record(.init(outSequence: rewrite.sequence, layer: UInt8(truncatingIfNeeded: item.layer),
-                              sourceSequence: packet.sequenceNumber, outTimestamp: rewrite.timestamp,
-                              pictureID: descriptor.pictureID, tl0PicIdx: descriptor.tl0PicIdx, valid: true))
+            sent.record(.init(outTimestamp: rewrite.timestamp, pictureID: descriptor.pictureID,
+                              outSequence: rewrite.sequence, sourceSequence: packet.sequenceNumber,
+                              tl0PicIdx: descriptor.tl0PicIdx, layer: UInt8(truncatingIfNeeded: item.layer), valid: true))
         }
         track.countSent(timestamp: rewrite.timestamp)
         track.packets += 1

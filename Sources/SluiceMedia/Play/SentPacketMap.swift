@@ -1,21 +1,24 @@
 /// Per player: which source packet each outgoing sequence number carried, and the values it
 /// was sent with, so a NACKed packet is rebuilt exactly from the producer's stored copy.
 struct SentPacketMap {
-    static let slots = 1024
+    /// As many as the source keeps per layer (`RetransmissionBuffer.slots`): a player number
+    /// older than that names a source packet that is gone from the buffer anyway.
+    static let slots = 512
 
+    /// 16 bytes (the fields in this order pack without holes): 8 KB per player.
     struct Entry: Equatable {
-        var outSequence: UInt16
-        var layer: UInt8
-        var sourceSequence: UInt16
         var outTimestamp: UInt32
         /// VP8 descriptor values as rewritten, or -1.
         var pictureID: Int32
+        var outSequence: UInt16
+        var sourceSequence: UInt16
         var tl0PicIdx: Int16
+        var layer: UInt8
         var valid: Bool
     }
 
-    private var entries = [Entry](repeating: Entry(outSequence: 0, layer: 0, sourceSequence: 0, outTimestamp: 0,
-                                                   pictureID: -1, tl0PicIdx: -1, valid: false), count: slots)
+    private var entries = [Entry](repeating: Entry(outTimestamp: 0, pictureID: -1, outSequence: 0, sourceSequence: 0,
+                                                   tl0PicIdx: -1, layer: 0, valid: false), count: slots)
 
     @inline(__always)
     mutating func record(_ entry: Entry) {
