@@ -115,8 +115,22 @@ public final class DTLSSession {
     /// Feeds one received datagram. Handshake progress and replies land in the outgoing queue;
     /// decrypted application data (SCTP) is passed to `applicationData` record by record.
     @discardableResult
-    public func handle(datagram: UnsafeRawBufferPointer,
-                       applicationData: (UnsafeRawBufferPointer) -> Void = { _ in }) -> State {
+    public func handle(datagram: UnsafeRawBufferPointer, applicationData: (UnsafeRawBufferPointer) -> Void) -> State {
+        feed(datagram) { readApplicationData(applicationData) }
+    }
+
+    /// Feeds one received datagram of a session that carries no application data (no data
+    /// channels): what decrypts is read and dropped through a small stack buffer, so such a
+    /// session never holds the 18 KB record buffer (most players: docs/design.md, "Memory per
+    /// player").
+    @discardableResult
+    public func handle(datagram: UnsafeRawBufferPointer) -> State {
+        feed(datagram) {
+            withUnsafeTemporaryAllocation(byteCount: 512, alignment: 16) { drain(into: $0) { _ in } }
+        }
+    }
+
+    private func feed(_ datagram: UnsafeRawBufferPointer, read: () -> Void) -> State {
         guard datagram.count > 0, let base = datagram.baseAddress, datagram.count <= Int(Int32.max) else { return state }
         switch state {
         case .new:
@@ -128,7 +142,7 @@ public final class DTLSSession {
         }
         guard BIO_write(readBIO, base, Int32(datagram.count)) == Int32(datagram.count) else { return state }
         if state == .connecting { driveHandshake() }
-        if state == .connected { readApplicationData(applicationData) }
+        if state == .connected { read() }
         // Records OpenSSL did not consume (for example after a failure) must not linger.
         if BIO_ctrl_pending(readBIO) > 0 { OpenSSLMacros.resetBIO(readBIO) }
         return state
@@ -204,7 +218,14 @@ public final class DTLSSession {
         if readBuffer == nil {
             readBuffer = .allocate(byteCount: 16_384 + 2_048, alignment: 16)
         }
-        guard let buffer = readBuffer, let base = buffer.baseAddress else { return }
+        guard let buffer = readBuffer else { return }
+        drain(into: buffer, deliver)
+    }
+
+    /// SSL_read until it wants more; a record longer than `buffer` comes in pieces (DTLS keeps
+    /// the rest of a record for the next read), which only the discarding reader sees.
+    private func drain(into buffer: UnsafeMutableRawBufferPointer, _ deliver: (UnsafeRawBufferPointer) -> Void) {
+        guard let base = buffer.baseAddress else { return }
         while true {
             OpenSSLLibrary.clearErrors()
             let count = SSL_read(ssl, base, Int32(buffer.count))

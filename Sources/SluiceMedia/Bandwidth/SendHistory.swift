@@ -2,11 +2,12 @@
 /// number: what the player's transport-cc feedback is matched against.
 ///
 /// A fixed ring written on the packet path (no allocation); at a few hundred packets a second
-/// it holds several seconds, far more than the feedback interval (50–100 ms): 2,048 records of
-/// 8 bytes, 16 KB per player (a player without transport-cc gets an empty one).
+/// it holds several seconds, far more than the feedback interval (50–250 ms): 1,024 records of
+/// 8 bytes, 8 KB per player (a player without transport-cc gets an empty one).
 struct SendHistory {
-    /// Two seconds of a 10 Mbit/s player's packets (about 900 a second with audio).
-    static let capacity = 2048
+    /// A second of a 10 Mbit/s player's packets (about 900 a second with audio): four times
+    /// libwebrtc's longest feedback interval; 7 s at 1 Mbit/s.
+    static let capacity = 1024
     private let mask: Int
 
     /// One array of records rather than one per field: a record is one write to one cache
