@@ -51,9 +51,16 @@ final class RTPSender {
         set { state.pointee.pendingTransportSequence = newValue }
     }
     private var rtcpScratch = [UInt8](repeating: 0, count: 1500)
+    /// Which tracks exist (fixed at init): `audio != nil` on the packet path copied the whole
+    /// optional track out of its storage to compare it (an outlined copy, with a retain and a
+    /// release of each of its references, per packet: perf).
+    private let hasAudio: Bool
+    private let hasVideo: Bool
 
     init(transport: WebRTCTransport, audio: TrackParameters?, video: TrackParameters?) {
         self.transport = transport
+        hasAudio = audio != nil
+        hasVideo = video != nil
         state = .allocate(capacity: 1)
         state.initialize(to: SendState(
             audio: audio.map(OutgoingTrack.init), video: video.map(OutgoingTrack.init),
@@ -76,11 +83,11 @@ final class RTPSender {
     @discardableResult
     func send(_ item: borrowing ForwardedPacket, _ rewrite: ForwardRewrite) -> Bool {
         if item.kind == .audio {
-            guard audio != nil else { return false }
-            return send(item, rewrite, track: &audio!)
+            guard hasAudio else { return false }
+            return send(item, rewrite, track: &state.pointee.audio!)
         }
-        guard video != nil else { return false }
-        return send(item, rewrite, track: &video!)
+        guard hasVideo else { return false }
+        return send(item, rewrite, track: &state.pointee.video!)
     }
 
     @inline(__always)
