@@ -48,21 +48,34 @@ final class JoinRecorder: PeerConnectionDelegate, @unchecked Sendable {
         let cacheStarts: Int64?
     }
 
-    /// Publishes synthetic VP8 whose only key frame is the first (and what PLIs ask for), waits
-    /// `delay` seconds, then plays it and records 60 video packets.
+    /// A publishing session of synthetic VP8 whose only key frame is the first (and what PLIs
+    /// ask for). Close `connection` and disconnect `session` when done.
+    struct Publishing {
+        let session: SluiceSession
+        let connection: PeerConnection
+        let source: SyntheticPublisher
+    }
+
+    func publish(_ stream: String, on server: TestServer, audio: Bool = true) async throws -> Publishing {
+        let (session, log) = try await server.connectedSession()
+        let connection = try PeerConnection(configuration: .init(role: .publish))
+        let source = SyntheticPublisher(video: .init(width: 320, height: 240, fps: 30, bitrateKbps: 300,
+                                                     keyFrameIntervalSeconds: 60), audio: audio)
+        connection.delegate = source
+        let published = try await session.publish(stream: stream, sdp: connection.localDescription)
+        try await connection.setRemoteDescription(published.sdp)
+        try await connection.waitUntilConnected()
+        _ = try await log.streamStatus(handle: published.handle, .publishing)
+        return Publishing(session: session, connection: connection, source: source)
+    }
+
+    /// Publishes, waits `delay` seconds, then plays it and records 60 video packets.
     func join(instantJoin: Bool, delay: Double) async throws -> Joined {
         let server = try TestServer { config in config.apps[0].instantJoin = instantJoin }
         defer { server.shutdown() }
-        let (publisherSession, publisherLog) = try await server.connectedSession()
-        let publisher = try PeerConnection(configuration: .init(role: .publish))
-        defer { publisher.close() }
-        let source = SyntheticPublisher(video: .init(width: 320, height: 240, fps: 30, bitrateKbps: 300,
-                                                     keyFrameIntervalSeconds: 60))
-        publisher.delegate = source
-        let published = try await publisherSession.publish(stream: "join", sdp: publisher.localDescription)
-        try await publisher.setRemoteDescription(published.sdp)
-        try await publisher.waitUntilConnected()
-        _ = try await publisherLog.streamStatus(handle: published.handle, .publishing)
+        let publishing = try await publish("join", on: server)
+        defer { publishing.connection.close() }
+        let (publisherSession, source) = (publishing.session, publishing.source)
         try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
 
         let requestsBefore = source.keyFrameRequests.load(ordering: .relaxed)
@@ -118,16 +131,9 @@ final class JoinRecorder: PeerConnectionDelegate, @unchecked Sendable {
     @Test func theCachedKeyFrameLeavesAtConnectWithoutALivePacket() async throws {
         let server = try TestServer()
         defer { server.shutdown() }
-        let (publisherSession, publisherLog) = try await server.connectedSession()
-        let publisher = try PeerConnection(configuration: .init(role: .publish))
-        defer { publisher.close() }
-        let source = SyntheticPublisher(video: .init(width: 320, height: 240, fps: 30, bitrateKbps: 300,
-                                                     keyFrameIntervalSeconds: 60), audio: false)
-        publisher.delegate = source
-        let published = try await publisherSession.publish(stream: "stall", sdp: publisher.localDescription)
-        try await publisher.setRemoteDescription(published.sdp)
-        try await publisher.waitUntilConnected()
-        _ = try await publisherLog.streamStatus(handle: published.handle, .publishing)
+        let publishing = try await publish("stall", on: server, audio: false)
+        defer { publishing.connection.close() }
+        let (publisherSession, source) = (publishing.session, publishing.source)
         try await Task.sleep(for: .milliseconds(500))
         source.paused.store(true, ordering: .relaxed)
         try await Task.sleep(for: .milliseconds(200))

@@ -14,17 +14,13 @@ final class ClusterCalls: CallCluster, @unchecked Sendable {
     // @unchecked: `queues` is behind its lock; the rest is immutable.
     let nodeID: String
     private let member: ClusterMember
-    private let secret: String
-    private let timeoutMs: Int
-    private let caFile: String?
+    private let channel: ClusterControlChannel
     private let queues = Mutex<[String: DispatchQueue]>([:])
 
     init(member: ClusterMember, secret: String, timeoutMs: Int = 2000, caFile: String? = nil) {
         self.member = member
         nodeID = member.nodeId
-        self.secret = secret
-        self.timeoutMs = timeoutMs
-        self.caFile = caFile
+        channel = ClusterControlChannel(secret: secret, timeoutMs: timeoutMs, caFile: caFile)
     }
 
     func setPresence(_ sessions: [RemoteSession]) {
@@ -63,13 +59,11 @@ final class ClusterCalls: CallCluster, @unchecked Sendable {
             return
         }
         let body = ClusterCallJSON.batch(from: nodeID, messages).serializedBytes()
-        let headers = [("Authorization", "Bearer \(secret)"), ("Content-Type", "application/json")]
-        let (timeoutMs, caFile) = (self.timeoutMs, self.caFile)
+        let channel = self.channel
         queue.async {
-            switch BlockingHTTPClient.exchange(method: "POST", url: url, headers: headers, body: body,
-                                               timeoutMs: timeoutMs, caFile: caFile) {
+            switch channel.exchange(method: "POST", url: url, json: body) {
             case .timedOut:
-                reply(.failure(ClusterCallFailure("node \(node) did not answer within \(timeoutMs) ms")))
+                reply(.failure(ClusterCallFailure("node \(node) did not answer within \(channel.timeoutMs) ms")))
             case .failed(let why):
                 reply(.failure(ClusterCallFailure("node \(node): \(why)")))
             case .response(let status, let bytes):

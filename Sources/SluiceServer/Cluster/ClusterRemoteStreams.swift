@@ -14,11 +14,8 @@ import Synchronization
 final class ClusterRemoteStreams: RemoteStreams, @unchecked Sendable {
     let nodeID: String
     private let member: ClusterMember
-    private let secret: String
-    private let timeoutMs: Int
+    private let channel: ClusterControlChannel
     private let queue = DispatchQueue(label: "sluice-cluster-links", attributes: .concurrent)
-    /// `https://` origins are verified against this (nil: the system's CA store).
-    private let caFile: String?
     /// The links URL of each open link's origin, so a close still reaches it after the stream's
     /// record is gone (the origin's publisher ended, or Redis went away).
     private let linkOrigins = Mutex<[String: String]>([:])
@@ -30,9 +27,7 @@ final class ClusterRemoteStreams: RemoteStreams, @unchecked Sendable {
     init(member: ClusterMember, secret: String, timeoutMs: Int = 2000, caFile: String? = nil) {
         self.member = member
         nodeID = member.nodeId
-        self.secret = secret
-        self.timeoutMs = timeoutMs
-        self.caFile = caFile
+        channel = ClusterControlChannel(secret: secret, timeoutMs: timeoutMs, caFile: caFile)
     }
 
     var available: Bool { member.snapshot.redisReachable }
@@ -88,12 +83,10 @@ final class ClusterRemoteStreams: RemoteStreams, @unchecked Sendable {
             return
         }
         let body = LinkJSON.json(request).serializedBytes()
-        let headers = authorization + [("Content-Type", "application/json")]
-        let (timeoutMs, caFile, node) = (self.timeoutMs, self.caFile, origin.node.nodeId)
+        let (channel, node) = (self.channel, origin.node.nodeId)
         queue.async { [self] in
-            let outcome = BlockingHTTPClient.exchange(method: "POST", url: url, headers: headers, body: body,
-                                                      timeoutMs: timeoutMs, caFile: caFile)
-            let result = Self.result(of: outcome, stream: request.stream, node: node, timeoutMs: timeoutMs)
+            let outcome = channel.exchange(method: "POST", url: url, json: body)
+            let result = Self.result(of: outcome, stream: request.stream, node: node, timeoutMs: channel.timeoutMs)
             if case .success(let answer) = result { linkOrigins.withLock { $0[answer.link] = url } }
             completion(result)
         }
@@ -102,16 +95,11 @@ final class ClusterRemoteStreams: RemoteStreams, @unchecked Sendable {
     func close(stream: String, link: String) {
         let known = linkOrigins.withLock { $0.removeValue(forKey: link) }
         guard let base = known ?? origin(of: stream).flatMap({ Self.linksURL(signalingURL: $0.node.signalingURL) }) else { return }
-        let (headers, timeoutMs, caFile) = (authorization, self.timeoutMs, self.caFile)
+        let channel = self.channel
         // Best effort: an origin that is gone has dropped the link already (or will, when the
         // link's ICE consent runs out).
-        queue.async {
-            _ = BlockingHTTPClient.exchange(method: "DELETE", url: "\(base)/\(link)", headers: headers,
-                                            timeoutMs: timeoutMs, caFile: caFile)
-        }
+        queue.async { _ = channel.exchange(method: "DELETE", url: "\(base)/\(link)") }
     }
-
-    private var authorization: [(name: String, value: String)] { [("Authorization", "Bearer \(secret)")] }
 
     /// `ws://host:port/ws` -> `http://host:port/api/v1/cluster/links` (`wss` -> `https`).
     static func linksURL(signalingURL: String) -> String? {
