@@ -76,7 +76,8 @@ import Testing
         let stored = try log.query(CallLogQuery(limit: 500)).records.reversed().map(\.callID)
         #expect(stored.count == 100)
         // What was written: the first batch (in flight when PostgreSQL stopped), then the newest.
-        let inFlight = stored.prefix { $0 < record(50).callID }.count
+        // (The batch may be 50 or more records long: it is the run from record 0 on.)
+        let inFlight = zip(stored, 0...).prefix { $0.0 == record($0.1).callID }.count
         #expect(stored == (0..<inFlight).map { record($0).callID } + (50 + inFlight..<150).map { record($0).callID })
         #expect(try log.query(CallLogQuery(limit: 1)).records == [ended])
         let drops = reported.lines.filter { $0.contains("dropped until it catches up") }
