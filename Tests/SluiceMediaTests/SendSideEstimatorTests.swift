@@ -112,6 +112,10 @@ struct SendSideEstimatorTests {
         history.record(sequence: 20, size: 500, now: beforeWrap)
         history.record(sequence: 21, size: 600, now: beforeWrap + 25)
         #expect(history.lookup(20)?.sendMicros == beforeWrap && history.lookup(21)?.sendMicros == beforeWrap + 25)
+        // A packet stamped a little before the one sent ahead of it (a batch's receive time
+        // after the clock's) reads back as stamped, and so does the one ahead of it.
+        history.record(sequence: 22, size: 700, now: beforeWrap + 5)
+        #expect(history.lookup(22)?.sendMicros == beforeWrap + 5 && history.lookup(21)?.sendMicros == beforeWrap + 25)
         var none = SendHistory(enabled: false)
         none.record(sequence: 10, size: 1200, now: 5)
         #expect(none.lookup(10) == nil)

@@ -12,8 +12,8 @@ struct SendHistory {
 
     /// One array of records rather than one per field: a record is one write to one cache
     /// line, and the packet path pays one uniqueness check for it, not three. The send time
-    /// keeps its low 32 bits: a record is read within seconds of the newest (`newestMicros`),
-    /// which gives back the rest (32 bits of microseconds wrap after 71 minutes).
+    /// keeps its low 32 bits: a record is read within seconds of the latest send time
+    /// (`newestMicros`), which gives back the rest, whichever side of it the record is.
     private struct Record {
         var sendMicrosLow: UInt32 = 0
         var sequence: UInt16 = 0
@@ -32,7 +32,9 @@ struct SendHistory {
     @inline(__always)
     mutating func record(sequence: UInt16, size: Int, now: UInt64) {
         guard mask >= 0 else { return }
-        newestMicros = now
+        // Packets are stamped with their batch's receive time or the clock (padding, probes,
+        // RTCP-driven resends), so a record may be a little older than the one before it.
+        if now > newestMicros { newestMicros = now }
         records[Int(sequence) & mask] = Record(sendMicrosLow: UInt32(truncatingIfNeeded: now), sequence: sequence,
                                                size: UInt16(clamping: max(size, 1)))
     }
@@ -42,7 +44,8 @@ struct SendHistory {
         guard mask >= 0 else { return nil }
         let record = records[Int(sequence) & mask]
         guard record.sequence == sequence, record.size != 0 else { return nil }
-        let age = UInt32(truncatingIfNeeded: newestMicros) &- record.sendMicrosLow
-        return (newestMicros &- UInt64(age), Int(record.size))
+        // Signed: the record is within 35 minutes of the newest, on either side.
+        let age = Int64(Int32(bitPattern: UInt32(truncatingIfNeeded: newestMicros) &- record.sendMicrosLow))
+        return (UInt64(bitPattern: Int64(bitPattern: newestMicros) &- age), Int(record.size))
     }
 }
