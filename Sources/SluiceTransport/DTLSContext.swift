@@ -20,11 +20,11 @@ public final class DTLSContext {
         "ECDHE-ECDSA-AES256-SHA", "ECDHE-RSA-AES256-SHA",
     ].joined(separator: ":")
 
-    /// - Parameter srtpProfiles: in order of preference (a server picks the first the client
-    ///   offers too); one profile forces it, or fails the handshake with a peer without it.
     /// The largest record this side sends: above the DTLS MTU, far below OpenSSL's 16 KB.
     static let maxSendFragment = 2048
 
+    /// - Parameter srtpProfiles: in order of preference (a server picks the first the client
+    ///   offers too); one profile forces it, or fails the handshake with a peer without it.
     public init(certificate: DTLSCertificate, srtpProfiles: [SRTPProfile] = SRTPConfiguration.defaultProfiles,
                 srtpBackend: SRTPBackend = .openSSL) throws {
         OpenSSLLibrary.initialize()

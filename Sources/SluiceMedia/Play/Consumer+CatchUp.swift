@@ -83,9 +83,9 @@ extension Consumer {
         let target = forwarder.targetLayer
         if target != Int.max { return startCatchUp(layer: target, now: now) }
         // No layer chosen yet (nothing measured): the forwarder starts on any layer's key frame.
-        for layer in upstream.measuredLayers.map(\.index)
-        where upstream.cachedKeyFrame(layer: layer, now: now, maxAgeMicros: cacheMaxAge) != nil {
-            return startCatchUp(layer: layer, now: now)
+        for layer in upstream.measuredLayers
+        where upstream.cachedKeyFrame(layer: layer.index, now: now, maxAgeMicros: cacheMaxAge) != nil {
+            return startCatchUp(layer: layer.index, now: now)
         }
         return false
     }
