@@ -15,6 +15,7 @@ extension Consumer {
         catchUp = CatchUp(layer: layer, from: mark, layerKbps: layerKbps, estimateKbps: feedback.bandwidthKbps,
                           clockRate: video.clockRate, now: now)
         catchUpLayer = layer
+        transport.worker.tickSoon(self)
         let sentBefore = sender.video?.packets ?? 0
         continueCatchUp(now: now)
         guard sender.video?.packets ?? 0 > sentBefore else {

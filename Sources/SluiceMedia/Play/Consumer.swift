@@ -210,8 +210,10 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             choice = LayerSelector.Choice(layer: forwarder.targetLayer, reason: targetReason,
                                           notEnoughBandwidth: choice.notEnoughBandwidth)
         }
+        let wasProbing = prober.isProbing
         prober.consider(choice: choice, layers: layers, constraints: wanted, current: forwarder.currentLayer,
                         remoteFractionLost: feedback.remoteFractionLost, estimate: &feedback.estimate, now: now)
+        if prober.isProbing && !wasProbing { transport.worker.tickSoon(self) }
         forwarder.maxTemporalLayer = Forwarder.temporalLayerLimit(fpsCap: wanted.fps,
                                                                   timing: upstream.layerTiming(choice.layer))
         if choice.layer != forwarder.targetLayer {
@@ -355,6 +357,12 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
             quality = current
         }
         statsBoard?.publish(stats())
+    }
+
+    /// A catch-up and a probe pace packets at every turn; otherwise only the reports are due.
+    /// Both start outside a tick (`startCatchUp`, `selectLayer`), which calls `tickSoon`.
+    func nextTick(after now: UInt64) -> UInt64 {
+        catchUpLayer >= 0 || prober.isProbing ? now + MediaWorker.tickMicros : nextReport
     }
 
     /// Padding between frames only, on video that is running.

@@ -92,7 +92,7 @@ public final class MediaWorker: @unchecked Sendable {
         _modify { yield &tupleTable.pointee }
     }
     private let tupleTable: UnsafeMutablePointer<[DatagramTuple: DatagramReceiver]>
-    private var tickables: [ObjectIdentifier: WorkerTickable] = [:]
+    private var tickables = WorkerTickTable()
     /// Sockets `closeSocket` closed since the last epoll wait. That wait may have returned an
     /// event for one of them, and its descriptor number may meanwhile belong to a socket
     /// another thread opened (a WebSocket the signaling thread accepted): reading it would
@@ -308,7 +308,7 @@ public final class MediaWorker: @unchecked Sendable {
     public func unregister(receiver: DatagramReceiver) {
         transportsByUfrag = transportsByUfrag.filter { $0.value.receiver !== receiver }
         transportsByTuple = transportsByTuple.filter { $0.value !== receiver }
-        tickables[ObjectIdentifier(receiver)] = nil
+        tickables.remove(ObjectIdentifier(receiver))
         closeTCPConnections(of: receiver)
     }
 
@@ -339,11 +339,16 @@ public final class MediaWorker: @unchecked Sendable {
     }
 
     public func addTickable(_ item: WorkerTickable) {
-        tickables[ObjectIdentifier(item)] = item
+        tickables.add(item)
     }
 
     public func removeTickable(_ item: WorkerTickable) {
-        tickables[ObjectIdentifier(item)] = nil
+        tickables.remove(ObjectIdentifier(item))
+    }
+
+    /// Ticks `item` at the next turn rather than when its last tick asked (worker thread).
+    public func tickSoon(_ item: WorkerTickable) {
+        tickables.makeDue(ObjectIdentifier(item))
     }
 
     private func run() {
@@ -374,7 +379,7 @@ public final class MediaWorker: @unchecked Sendable {
             let after = MonotonicClock.nowMicros()
             if after >= nextTick {
                 nextTick = after + Self.tickMicros
-                for item in tickables.values { item.tick(now: after) }
+                tickDue(now: after)
                 if after >= nextTCPCheck {
                     nextTCPCheck = after + 500_000
                     checkTCPConnections(now: after)
@@ -393,6 +398,17 @@ public final class MediaWorker: @unchecked Sendable {
         // Run what is left in the inbox so that shutdown commands take effect.
         drainInbox()
         flushSends()
+    }
+
+    private func tickDue(now: UInt64) {
+        var position = 0
+        while position < tickables.count {
+            if let item = tickables.dueItem(at: position, now: now) {
+                item.tick(now: now)
+                tickables.setDue(item.nextTick(after: now), for: item, at: position)
+            }
+            position += 1
+        }
     }
 
     private func drainInbox() {

@@ -368,6 +368,15 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
         }
     }
 
+    /// A connected server-side transport only watches its consent, whose timeout is seconds:
+    /// checked every 100 ms rather than every turn. ICE checks and DTLS retransmissions while
+    /// connecting, and a client's ICE, keep every turn.
+    public func nextTick(after now: UInt64) -> UInt64 {
+        state == .connected && iceClient == nil ? now + Self.consentCheckMicros : now + MediaWorker.tickMicros
+    }
+
+    static let consentCheckMicros: UInt64 = 100_000
+
     private func fail(_ failure: TransportFailure) {
         guard state != .failed && state != .closed else { return }
         stateStorage = .failed
