@@ -70,13 +70,13 @@ extension UnsafeRawBufferPointer {
 }
 
 extension UnsafeMutableRawBufferPointer {
-    @inline(__always)
+    @inlinable @inline(__always)
     public func storeBigEndian(_ value: UInt16, at offset: Int) {
         self[offset] = UInt8(truncatingIfNeeded: value >> 8)
         self[offset + 1] = UInt8(truncatingIfNeeded: value)
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public func storeBigEndian(_ value: UInt32, at offset: Int) {
         self[offset] = UInt8(truncatingIfNeeded: value >> 24)
         self[offset + 1] = UInt8(truncatingIfNeeded: value >> 16)

@@ -1,72 +1,89 @@
 /// A bounds-checked big-endian writer into caller-owned storage.
 /// A write past the capacity sets `overflowed` and writes nothing, so a serializer
 /// can write a whole message and check once at the end.
+///
+/// Inlinable: every RTP header and RTCP packet the server writes goes through it, and a call
+/// into this module per byte written showed in the packet path's profile.
 public struct ByteWriter {
     public let base: UnsafeMutableRawBufferPointer
-    public private(set) var offset: Int
-    public private(set) var overflowed = false
+    @usableFromInline var position: Int
+    @usableFromInline var failed = false
 
+    @inlinable
     public init(_ base: UnsafeMutableRawBufferPointer, offset: Int = 0) {
         self.base = base
-        self.offset = offset
+        self.position = offset
     }
 
-    public var remaining: Int { base.count - offset }
+    /// Bytes written so far (where the next write goes).
+    @inlinable public var offset: Int { position }
+    /// A write did not fit.
+    @inlinable public var overflowed: Bool { failed }
 
-    @inline(__always)
-    private mutating func reserve(_ count: Int) -> Bool {
-        if overflowed || remaining < count { overflowed = true; return false }
+    @inlinable public var remaining: Int { base.count - position }
+
+    @inlinable @inline(__always)
+    mutating func reserve(_ count: Int) -> Bool {
+        if failed || remaining < count { failed = true; return false }
         return true
     }
 
+    @inlinable
     public mutating func write(_ value: UInt8) {
         guard reserve(1) else { return }
-        base[offset] = value
-        offset += 1
+        base[self.position] = value
+        position += 1
     }
 
+    @inlinable
     public mutating func write(_ value: UInt16) {
         guard reserve(2) else { return }
-        base.storeBigEndian(value, at: offset)
-        offset += 2
+        base.storeBigEndian(value, at: self.position)
+        position += 2
     }
 
+    @inlinable
     public mutating func writeUInt24(_ value: UInt32) {
         guard reserve(3) else { return }
-        base[offset] = UInt8(truncatingIfNeeded: value >> 16)
-        base[offset + 1] = UInt8(truncatingIfNeeded: value >> 8)
-        base[offset + 2] = UInt8(truncatingIfNeeded: value)
-        offset += 3
+        base[self.position] = UInt8(truncatingIfNeeded: value >> 16)
+        base[self.position + 1] = UInt8(truncatingIfNeeded: value >> 8)
+        base[self.position + 2] = UInt8(truncatingIfNeeded: value)
+        position += 3
     }
 
+    @inlinable
     public mutating func write(_ value: UInt32) {
         guard reserve(4) else { return }
-        base.storeBigEndian(value, at: offset)
-        offset += 4
+        base.storeBigEndian(value, at: self.position)
+        position += 4
     }
 
+    @inlinable
     public mutating func write(_ value: UInt64) {
         write(UInt32(truncatingIfNeeded: value >> 32))
         write(UInt32(truncatingIfNeeded: value))
     }
 
+    @inlinable
     public mutating func write(bytes: UnsafeRawBufferPointer) {
         guard reserve(bytes.count) else { return }
         if let src = bytes.baseAddress, bytes.count > 0 {
-            (base.baseAddress! + offset).copyMemory(from: src, byteCount: bytes.count)
+            (base.baseAddress! + self.position).copyMemory(from: src, byteCount: bytes.count)
         }
-        offset += bytes.count
+        position += bytes.count
     }
 
+    @inlinable
     public mutating func write(zeros count: Int) {
         guard reserve(count) else { return }
-        for i in 0..<count { base[offset + i] = 0 }
-        offset += count
+        for i in 0..<count { base[self.position + i] = 0 }
+        position += count
     }
 
     /// Overwrites two bytes already written (a length field filled in afterwards).
+    @inlinable
     public mutating func patch(_ value: UInt16, at position: Int) {
-        guard position >= 0, position + 2 <= offset else { overflowed = true; return }
+        guard position >= 0, position + 2 <= self.position else { failed = true; return }
         base.storeBigEndian(value, at: position)
     }
 }

@@ -1,3 +1,4 @@
+import SluiceRTP
 import SluiceVocabulary
 
 /// One kind of media as it goes to one player: its negotiated SSRC, payload type and
@@ -5,6 +6,10 @@ import SluiceVocabulary
 struct OutgoingTrack {
     let parameters: TrackParameters
     let mid: [UInt8]
+    /// Every packet's extensions fit the one-byte form and one of them is on every packet
+    /// (mid, abs-send-time or transport-cc): headers are written straight into the packet
+    /// (`RTPOneByteExtensionBlock`) rather than through a list.
+    let oneByteExtensions: Bool
     var packets: UInt64 = 0
     var bytes: UInt64 = 0
     var bitrate = BitrateMeter()
@@ -43,5 +48,9 @@ struct OutgoingTrack {
         self.parameters = parameters
         mid = Array(parameters.mid.utf8)
         rtx = RTXStream(track: parameters)
+        let ids = parameters.extensions
+        let fit = { (id: UInt8?, length: Int) in id.map { RTPHeaderExtensionForm.fitsOneByte(id: $0, length: length) } ?? true }
+        oneByteExtensions = (ids.mid != nil || ids.absSendTime != nil || ids.transportCC != nil)
+            && fit(ids.mid, mid.count) && fit(ids.absSendTime, 3) && fit(ids.transportCC, 2) && fit(ids.audioLevel, 1)
     }
 }

@@ -131,10 +131,25 @@ final class RTPSender {
     @inline(__always)
     private func writeHeader(_ writer: inout ByteWriter, track: borrowing OutgoingTrack, marker: Bool, sequence: UInt16,
                              timestamp: UInt32, audioLevel: UInt8?, now: UInt64) -> Int {
-        let extensions = headerExtensions(track: track, audioLevel: audioLevel, now: now)
         let header = RTPHeader(marker: marker, payloadType: track.parameters.payloadType, sequenceNumber: sequence,
                                timestamp: timestamp, ssrc: track.parameters.localSSRC)
-        return header.write(into: &writer, extensions: extensions) ?? 0
+        guard track.oneByteExtensions else {
+            let extensions = headerExtensions(track: track, audioLevel: audioLevel, now: now)
+            return header.write(into: &writer, extensions: extensions) ?? 0
+        }
+        // The same elements in the same order as `headerExtensions`.
+        let ids = track.parameters.extensions
+        pendingTransportSequence = -1
+        let block = RTPOneByteExtensionBlock(header: header, into: &writer)
+        if let id = ids.mid { track.mid.withUnsafeBytes { block.append(id: id, bytes: $0, into: &writer) } }
+        if let id = ids.absSendTime { block.append(id: id, uint24: AbsSendTime.value(micros: now), into: &writer) }
+        if let id = ids.transportCC {
+            block.append(id: id, uint16: transportSequence, into: &writer)
+            pendingTransportSequence = Int32(transportSequence)
+            transportSequence &+= 1
+        }
+        if let id = ids.audioLevel, let level = audioLevel { block.append(id: id, uint8: level, into: &writer) }
+        return block.finish(into: &writer) ?? 0
     }
 
     /// The header extensions of one packet on `track` (RTX included): mid, abs-send-time, a
