@@ -5,3 +5,7 @@
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 #include <openssl/ec.h>
+#include <openssl/provider.h>
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/params.h>
