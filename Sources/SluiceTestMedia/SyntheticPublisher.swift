@@ -29,6 +29,11 @@ public final class SyntheticPublisher: PeerConnectionDelegate {
     public let keyFrameRequests = Atomic<UInt64>(0)
     /// While set, nothing is sent (a camera that stalled); readable and settable from any thread.
     public let paused = Atomic<Bool>(false)
+    /// Set from any thread: the next frame of each layer is a key frame (as after a PLI, but
+    /// not counted as one).
+    public let keyFrameWanted = Atomic<Bool>(false)
+    /// Video frames sent, any layer; readable from any thread.
+    public let framesSent = Atomic<UInt64>(0)
     private var isSimulcast: Bool
 
     public init(video: SyntheticVP8Source.Configuration? = .init(), audio: Bool = true, audioPacketSize: Int = 100) {
@@ -46,8 +51,12 @@ public final class SyntheticPublisher: PeerConnectionDelegate {
 
     public func peerConnection(_ connection: PeerConnection, tick now: UInt64) {
         if paused.load(ordering: .relaxed) { return }
+        if keyFrameWanted.exchange(false, ordering: .relaxed) {
+            for layer in layers.indices { layers[layer].requestKeyFrame() }
+        }
         for layer in layers.indices {
             while let frame = layers[layer].nextFrame(now: now) {
+                framesSent.add(1, ordering: .relaxed)
                 for index in 0..<frame.packetCount {
                     let sent = connection.send(.video, layer: layer, marker: frame.isLastPacket(index),
                                                timestamp: frame.rtpTimestamp, now: now) { payload in
