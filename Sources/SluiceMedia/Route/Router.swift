@@ -188,7 +188,14 @@ final class Router {
         if isMuted(packet.kind) { return KeyFrameRequests() }
         if packet.kind == .video { markKeyFrame(packet) }
         producerCalling = true
-        for consumer in consumers { consumer.forward(packet) }
+        // The local copy keeps every consumer alive to the end of the loop, whatever a call
+        // does to the router's list, so each is called without a retain and release of its
+        // own: a consumer is its transport's weak delegate, so its count lives in a side
+        // table, and those were about 300 instructions per forwarded packet (callgrind).
+        let receivers = consumers
+        for index in receivers.indices {
+            Unmanaged.passUnretained(receivers[index])._withUnsafeGuaranteedRef { $0.forward(packet) }
+        }
         if !links.isEmpty { for link in links { link.forward(packet) } }
         if !taps.isEmpty { for tap in taps { tap.forward(packet) } }
         producerCalling = false
