@@ -21,6 +21,10 @@ let cLibraries: [Target] = [
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     // The call log shared by a cluster's nodes: PostgreSQL's client library (libpq 15 from Debian).
     .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+    // The server executable's allocator (jemalloc 5.3 from Debian): glibc's arenas kept the pages
+    // of freed join state (issue 33; docs/design.md "Memory under churn"). Only `sluice` links
+    // it: SluiceClient and the tests stay on the system allocator.
+    .systemLibrary(name: "CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
     // The media worker's system calls that Swift cannot make well: recvmmsg/sendmmsg, epoll, TCP.
     .target(name: "CShims"),
     // HMAC-SHA1 with the key's pads absorbed once, for SRTP's AES-CM profile: OpenSSL 3's own
@@ -128,7 +132,7 @@ let package = Package(
         // A real PostgreSQL for the tests (initdb in a temporary folder, as a non-root user):
         // the call log's and the server's tests share it. Not part of any product.
         .target(name: "SluiceTestPostgres", dependencies: ["CLibPQ"], swiftSettings: swift5),
-        .executableTarget(name: "sluice", dependencies: ["SluiceServer"], swiftSettings: swift5),
+        .executableTarget(name: "sluice", dependencies: ["SluiceServer", "CJemalloc"], swiftSettings: swift5),
         // The load tester (README.md "Load tester"): the library holds everything testable,
         // the executable only reads flags and runs it.
         .target(name: "SluiceLoadTest", dependencies: ["SluiceClient", "SluiceTestMedia", "SluiceRTP", "SluiceWire", "SluiceTransport"],

@@ -28,6 +28,8 @@ packages+=(libavformat-dev)
 packages+=(libsqlite3-dev)
 # libpq: the call log in PostgreSQL, shared by a cluster (SluiceCallLog links it too).
 packages+=(libpq-dev)
+# jemalloc: the server executable's allocator (docs/design.md, "Memory under churn").
+packages+=(libjemalloc-dev)
 if [[ $with_test == 1 ]]; then
     # coturn: the TURN interop test starts its own turnserver on loopback.
     packages+=(chromium coturn iproute2 nftables valgrind util-linux curl)

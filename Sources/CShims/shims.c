@@ -210,9 +210,32 @@ long sluice_tcp_read(int fd, void *buf, size_t len) {
 }
 
 #include <malloc.h>
+#include <dlfcn.h>
+#include <stdbool.h>
 
 int sluice_malloc_trim(void) {
     return malloc_trim(0);
+}
+
+typedef int (*sluice_mallctl_fn)(const char *, void *, size_t *, void *, size_t);
+
+static sluice_mallctl_fn sluice_mallctl(void) {
+    return (sluice_mallctl_fn)dlsym(RTLD_DEFAULT, "mallctl");
+}
+
+const char *sluice_jemalloc_version(void) {
+    sluice_mallctl_fn mallctl = sluice_mallctl();
+    const char *version = NULL;
+    size_t length = sizeof(version);
+    if (!mallctl || mallctl("version", &version, &length, NULL, 0) != 0) return NULL;
+    return version;
+}
+
+int sluice_jemalloc_background_purge(void) {
+    sluice_mallctl_fn mallctl = sluice_mallctl();
+    bool on = true;
+    if (!mallctl) return -1;
+    return mallctl("background_thread", NULL, NULL, &on, sizeof(on)) == 0 ? 0 : -1;
 }
 
 void sluice_malloc_tune(int mmap_threshold) {

@@ -169,7 +169,7 @@ public final class Server {
         }
         cluster?.start()
         clusterNames?.start(waking: signaling)
-        memoryTrim.start()
+        log.info("memory: \(memoryTrim.start())")
     }
 
     /// SIGHUP: reads `server.tls`'s certificate and key again. When they load and match, new

@@ -46,6 +46,15 @@ int sluice_malloc_trim(void);
 /// mallopt(M_MMAP_THRESHOLD, mmap_threshold): allocations of that size or more get pages of
 /// their own, given back the moment they are freed (the server's MemoryTrim sets it at start).
 void sluice_malloc_tune(int mmap_threshold);
+
+/// jemalloc's version string when the process's malloc is jemalloc (the `sluice` executable
+/// links it), else NULL. Looked up at run time (dlsym of `mallctl`), so the library that asks
+/// does not link jemalloc itself.
+const char *sluice_jemalloc_version(void);
+
+/// Starts jemalloc's background threads, which give dirty pages back on their decay time
+/// (10 s) even while nothing allocates. 0 when they run; -1 without jemalloc.
+int sluice_jemalloc_background_purge(void);
 void sluice_eventfd_signal(int fd);
 void sluice_eventfd_drain(int fd);
 
