@@ -3,10 +3,22 @@ import Testing
 @testable import SluiceRTP
 
 @Suite struct RTPOneByteExtensionBlockTests {
+    /// Appends `elements` to `sink`, each through the entry point its size takes.
+    private func append<Sink: RTPHeaderExtensionSink>(_ elements: [(UInt8, [UInt8])], to sink: inout Sink) {
+        for (id, value) in elements {
+            switch value.count {
+            case 1: sink.append(id: id, uint8: value[0])
+            case 2: sink.append(id: id, uint16: UInt16(value[0]) << 8 | UInt16(value[1]))
+            case 3: sink.append(id: id, uint24: UInt32(value[0]) << 16 | UInt32(value[1]) << 8 | UInt32(value[2]))
+            default: value.withUnsafeBytes { sink.append(id: id, value: $0) }
+            }
+        }
+    }
+
     /// Writes `header` with `elements` both ways and returns the two packets.
     private func bothWays(_ header: RTPHeader, _ elements: [(UInt8, [UInt8])]) -> ([UInt8], [UInt8]) {
         var list = RTPHeaderExtensionList()
-        for (id, value) in elements { value.withUnsafeBytes { _ = list.append(id: id, value: $0) } }
+        append(elements, to: &list)
         var first = [UInt8](repeating: 0xAA, count: 200)
         var second = [UInt8](repeating: 0xAA, count: 200)
         let a = first.withUnsafeMutableBytes { raw -> Int? in
@@ -15,16 +27,8 @@ import Testing
         }
         let b = second.withUnsafeMutableBytes { raw -> Int? in
             var writer = ByteWriter(raw)
-            let block = RTPOneByteExtensionBlock(header: header, into: &writer)
-            for (id, value) in elements {
-                switch value.count {
-                case 1: block.append(id: id, uint8: value[0], into: &writer)
-                case 2: block.append(id: id, uint16: UInt16(value[0]) << 8 | UInt16(value[1]), into: &writer)
-                case 3: block.append(id: id, uint24: UInt32(value[0]) << 16 | UInt32(value[1]) << 8 | UInt32(value[2]),
-                                     into: &writer)
-                default: value.withUnsafeBytes { block.append(id: id, bytes: $0, into: &writer) }
-                }
-            }
+            var block = RTPOneByteExtensionBlock(header: header, writer: writer)
+            append(elements, to: &block)
             return block.finish(into: &writer)
         }
         return (Array(first[0..<(a ?? 0)]), Array(second[0..<(b ?? 0)]))
@@ -52,9 +56,9 @@ import Testing
         var storage = [UInt8](repeating: 0, count: 16)
         let offset = storage.withUnsafeMutableBytes { raw -> Int? in
             var writer = ByteWriter(raw)
-            let block = RTPOneByteExtensionBlock(header: RTPHeader(marker: false, payloadType: 96, sequenceNumber: 1,
-                                                                   timestamp: 2, ssrc: 3), into: &writer)
-            block.append(id: 3, uint24: 0x123456, into: &writer)
+            var block = RTPOneByteExtensionBlock(header: RTPHeader(marker: false, payloadType: 96, sequenceNumber: 1,
+                                                                   timestamp: 2, ssrc: 3), writer: writer)
+            block.append(id: 3, uint24: 0x123456)
             return block.finish(into: &writer)
         }
         #expect(offset == nil)

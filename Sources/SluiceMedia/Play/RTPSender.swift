@@ -134,42 +134,33 @@ final class RTPSender {
         let header = RTPHeader(marker: marker, payloadType: track.parameters.payloadType, sequenceNumber: sequence,
                                timestamp: timestamp, ssrc: track.parameters.localSSRC)
         guard track.oneByteExtensions else {
-            let extensions = headerExtensions(track: track, audioLevel: audioLevel, now: now)
+            var extensions = RTPHeaderExtensionList()
+            appendExtensions(to: &extensions, track: track, audioLevel: audioLevel, now: now)
             return header.write(into: &writer, extensions: extensions) ?? 0
         }
-        // The same elements in the same order as `headerExtensions`.
-        let ids = track.parameters.extensions
-        pendingTransportSequence = -1
-        let block = RTPOneByteExtensionBlock(header: header, into: &writer)
-        if let id = ids.mid { track.mid.withUnsafeBytes { block.append(id: id, bytes: $0, into: &writer) } }
-        if let id = ids.absSendTime { block.append(id: id, uint24: AbsSendTime.value(micros: now), into: &writer) }
-        if let id = ids.transportCC {
-            block.append(id: id, uint16: transportSequence, into: &writer)
-            pendingTransportSequence = Int32(transportSequence)
-            transportSequence &+= 1
-        }
-        if let id = ids.audioLevel, let level = audioLevel { block.append(id: id, uint8: level, into: &writer) }
+        var block = RTPOneByteExtensionBlock(header: header, writer: writer)
+        appendExtensions(to: &block, track: track, audioLevel: audioLevel, now: now)
         return block.finish(into: &writer) ?? 0
     }
 
     /// The header extensions of one packet on `track` (RTX included): mid, abs-send-time, a
-    /// transport-wide sequence number, audio level, as negotiated.
+    /// transport-wide sequence number, audio level, as negotiated. Into a list, or straight
+    /// into the packet when every id fits the one-byte form (`OutgoingTrack.oneByteExtensions`).
     @inline(__always)
-    private func headerExtensions(track: borrowing OutgoingTrack, audioLevel: UInt8?, now: UInt64) -> RTPHeaderExtensionList {
-        var extensions = RTPHeaderExtensionList()
+    private func appendExtensions<Sink: RTPHeaderExtensionSink>(to sink: inout Sink, track: borrowing OutgoingTrack,
+                                                               audioLevel: UInt8?, now: UInt64) {
         let ids = track.parameters.extensions
         // Each header says for itself whether it took a number (a packet dropped after its
         // header was written must not leave its number to the next one).
         pendingTransportSequence = -1
-        if let id = ids.mid { _ = track.mid.withUnsafeBytes { extensions.append(id: id, value: $0) } }
-        if let id = ids.absSendTime { _ = extensions.append(id: id, uint24: AbsSendTime.value(micros: now)) }
+        if let id = ids.mid { track.mid.withUnsafeBytes { sink.append(id: id, value: $0) } }
+        if let id = ids.absSendTime { sink.append(id: id, uint24: AbsSendTime.value(micros: now)) }
         if let id = ids.transportCC {
-            _ = extensions.append(id: id, uint16: transportSequence)
+            sink.append(id: id, uint16: transportSequence)
             pendingTransportSequence = Int32(transportSequence)
             transportSequence &+= 1
         }
-        if let id = ids.audioLevel, let level = audioLevel { _ = extensions.append(id: id, uint8: level) }
-        return extensions
+        if let id = ids.audioLevel, let level = audioLevel { sink.append(id: id, uint8: level) }
     }
 
     /// Every RTP packet to the player leaves here, so the send history sees them all.
@@ -228,7 +219,8 @@ final class RTPSender {
         var writer = ByteWriter(raw)
         let payloadOffset: Int
         if video.rtx != nil {
-            let extensions = headerExtensions(track: video, audioLevel: nil, now: now)
+            var extensions = RTPHeaderExtensionList()
+            appendExtensions(to: &extensions, track: video, audioLevel: nil, now: now)
             payloadOffset = self.video!.rtx!.writeHeader(into: &writer, marker: source.marker, timestamp: entry.outTimestamp,
                                                          originalSequence: outSequence, extensions: extensions) ?? 0
         } else {
