@@ -8,10 +8,9 @@ struct SendHistory {
     /// A second of a 10 Mbit/s player's packets (about 900 a second with audio): four times
     /// libwebrtc's longest feedback interval; 7 s at 1 Mbit/s.
     static let capacity = 1024
-    private let mask: Int
 
-    /// One array of records rather than one per field: a record is one write to one cache
-    /// line, and the packet path pays one uniqueness check for it, not three. The send time
+    /// One ring of records rather than one per field: a record is one write to one cache
+    /// line (`PacketRecordRing` says why it is not an Array). The send time
     /// keeps its low 32 bits: a record is read within seconds of the latest send time
     /// (`newestMicros`), which gives back the rest, whichever side of it the record is.
     private struct Record {
@@ -20,29 +19,27 @@ struct SendHistory {
         /// 0: never written (a packet is never empty).
         var size: UInt16 = 0
     }
-    private var records: [Record]
+    private let records: PacketRecordRing<Record>
     private var newestMicros: UInt64 = 0
 
     init(enabled: Bool = true) {
-        let count = enabled ? Self.capacity : 0
-        mask = count - 1
-        records = [Record](repeating: Record(), count: count)
+        records = PacketRecordRing(count: enabled ? Self.capacity : 0, repeating: Record())
     }
 
     @inline(__always)
     mutating func record(sequence: UInt16, size: Int, now: UInt64) {
-        guard mask >= 0 else { return }
+        guard !records.isEmpty else { return }
         // Packets are stamped with their batch's receive time or the clock (padding, probes,
         // RTCP-driven resends), so a record may be a little older than the one before it.
         if now > newestMicros { newestMicros = now }
-        records[Int(sequence) & mask] = Record(sendMicrosLow: UInt32(truncatingIfNeeded: now), sequence: sequence,
+        records[Int(sequence)] = Record(sendMicrosLow: UInt32(truncatingIfNeeded: now), sequence: sequence,
                                                size: UInt16(clamping: max(size, 1)))
     }
 
     /// The send time and size of `sequence`, unless its slot was overwritten or never written.
     func lookup(_ sequence: UInt16) -> (sendMicros: UInt64, size: Int)? {
-        guard mask >= 0 else { return nil }
-        let record = records[Int(sequence) & mask]
+        guard !records.isEmpty else { return nil }
+        let record = records[Int(sequence)]
         guard record.sequence == sequence, record.size != 0 else { return nil }
         // Signed: the record is within 35 minutes of the newest, on either side.
         let age = Int64(Int32(bitPattern: UInt32(truncatingIfNeeded: newestMicros) &- record.sendMicrosLow))

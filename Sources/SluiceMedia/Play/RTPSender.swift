@@ -153,7 +153,7 @@ final class RTPSender {
         // Each header says for itself whether it took a number (a packet dropped after its
         // header was written must not leave its number to the next one).
         pendingTransportSequence = -1
-        if let id = ids.mid { track.mid.withUnsafeBytes { sink.append(id: id, value: $0) } }
+        if let id = ids.mid { _ = track.mid.withUnsafeBytes { sink.append(id: id, value: $0) } }
         if let id = ids.absSendTime { sink.append(id: id, uint24: AbsSendTime.value(micros: now)) }
         if let id = ids.transportCC {
             sink.append(id: id, uint16: transportSequence)

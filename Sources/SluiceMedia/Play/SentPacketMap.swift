@@ -17,17 +17,18 @@ struct SentPacketMap {
         var valid: Bool
     }
 
-    private var entries = [Entry](repeating: Entry(outTimestamp: 0, pictureID: -1, outSequence: 0, sourceSequence: 0,
-                                                   tl0PicIdx: -1, layer: 0, valid: false), count: slots)
+    private let entries = PacketRecordRing(count: slots, repeating: Entry(outTimestamp: 0, pictureID: -1, outSequence: 0,
+                                                                          sourceSequence: 0, tl0PicIdx: -1, layer: 0,
+                                                                          valid: false))
 
     @inline(__always)
-    mutating func record(_ entry: Entry) {
-        entries[Int(entry.outSequence) & (Self.slots - 1)] = entry
+    func record(_ entry: Entry) {
+        entries[Int(entry.outSequence)] = entry
     }
 
     @inline(__always)
     func lookup(_ outSequence: UInt16) -> Entry? {
-        let entry = entries[Int(outSequence) & (Self.slots - 1)]
+        let entry = entries[Int(outSequence)]
         return entry.valid && entry.outSequence == outSequence ? entry : nil
     }
 }
