@@ -13,7 +13,7 @@ public struct RTPOneByteExtensionBlock: RTPHeaderExtensionSink {
     @usableFromInline let start: Int
 
     /// Writes `header` with the X bit and the block's profile; at least one element must follow.
-    @inlinable
+    @inlinable @inline(__always)
     public init(header: RTPHeader, writer: ByteWriter) {
         self.writer = writer
         header.writeFixed(into: &self.writer, hasExtension: true)
@@ -22,21 +22,21 @@ public struct RTPOneByteExtensionBlock: RTPHeaderExtensionSink {
         self.writer.write(UInt16(0))  // the length, once known
     }
 
-    @inlinable @discardableResult
+    @inlinable @inline(__always) @discardableResult
     public mutating func append(id: UInt8, uint8 value: UInt8) -> Bool {
         writer.write(id << 4)
         writer.write(value)
         return true
     }
 
-    @inlinable @discardableResult
+    @inlinable @inline(__always) @discardableResult
     public mutating func append(id: UInt8, uint16 value: UInt16) -> Bool {
         writer.write(id << 4 | 1)
         writer.write(value)
         return true
     }
 
-    @inlinable @discardableResult
+    @inlinable @inline(__always) @discardableResult
     public mutating func append(id: UInt8, uint24 value: UInt32) -> Bool {
         writer.write(id << 4 | 2)
         writer.writeUInt24(value)
@@ -44,7 +44,7 @@ public struct RTPOneByteExtensionBlock: RTPHeaderExtensionSink {
     }
 
     /// `value` must be 1...16 bytes (the caller checked once, `RTPHeaderExtensionForm.fitsOneByte`).
-    @inlinable @discardableResult
+    @inlinable @inline(__always) @discardableResult
     public mutating func append(id: UInt8, value: UnsafeRawBufferPointer) -> Bool {
         writer.write(id << 4 | UInt8(truncatingIfNeeded: value.count - 1))
         for byte in value { writer.write(byte) }
@@ -53,7 +53,7 @@ public struct RTPOneByteExtensionBlock: RTPHeaderExtensionSink {
 
     /// Pads the block to 32 bits, fills in its length and hands the writer back. Returns the
     /// payload offset, or nil when the writer overflowed.
-    @inlinable
+    @inlinable @inline(__always)
     public consuming func finish(into writer: inout ByteWriter) -> Int? {
         let length = self.writer.offset - start - 4
         let padded = (length + 3) & ~3

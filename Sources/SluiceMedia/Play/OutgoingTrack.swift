@@ -5,7 +5,14 @@ import SluiceVocabulary
 /// extensions, and what was sent on it (for sender reports, stats and padding).
 struct OutgoingTrack {
     let parameters: TrackParameters
-    let mid: [UInt8]
+    /// The header extensions' ids, apart from `parameters`, whose strings the packet path
+    /// must not touch: a packet that read them paid a retain and a release (perf).
+    let extensionIDs: NegotiatedExtensions
+    /// The mid as its header extension carries it, held inline for the same reason. Nil when
+    /// empty or longer than `RTPToken.capacity`; then it is in `longMid`.
+    let mid: RTPToken?
+    /// A mid longer than `RTPToken.capacity` (no browser makes one); else empty.
+    let longMid: [UInt8]
     /// Every packet's extensions fit the one-byte form and one of them is on every packet
     /// (mid, abs-send-time or transport-cc): headers are written straight into the packet
     /// (`RTPOneByteExtensionBlock`) rather than through a list.
@@ -46,11 +53,13 @@ struct OutgoingTrack {
 
     init(parameters: TrackParameters) {
         self.parameters = parameters
-        mid = Array(parameters.mid.utf8)
+        extensionIDs = parameters.extensions
+        mid = RTPToken(parameters.mid)
+        longMid = mid == nil ? Array(parameters.mid.utf8) : []
         rtx = RTXStream(track: parameters)
         let ids = parameters.extensions
         let fit = { (id: UInt8?, length: Int) in id.map { RTPHeaderExtensionForm.fitsOneByte(id: $0, length: length) } ?? true }
         oneByteExtensions = (ids.mid != nil || ids.absSendTime != nil || ids.transportCC != nil)
-            && fit(ids.mid, mid.count) && fit(ids.absSendTime, 3) && fit(ids.transportCC, 2) && fit(ids.audioLevel, 1)
+            && fit(ids.mid, parameters.mid.utf8.count) && fit(ids.absSendTime, 3) && fit(ids.transportCC, 2) && fit(ids.audioLevel, 1)
     }
 }

@@ -10,6 +10,12 @@ import SluiceWire
 /// (`SendHistory`) and for sender reports.
 final class RTPSender {
     let transport: WebRTCTransport
+    /// The worker's buffer pool, which outlives every sender on the worker. Unmanaged so that
+    /// a packet does not retain and release it: `transport.worker.pool` held across the
+    /// header's calls did (perf), and so does an `unowned(unsafe)` reference, around each call.
+    private let poolReference: Unmanaged<PacketBufferPool>
+    @inline(__always)
+    private func withPool<R>(_ body: (PacketBufferPool) -> R) -> R { poolReference._withUnsafeGuaranteedRef(body) }
 
     /// What each packet writes, in memory the sender owns (freed in deinit) rather than stored
     /// `var`s: those a packet mutates through calls would each cost a dynamic exclusivity
@@ -59,6 +65,7 @@ final class RTPSender {
 
     init(transport: WebRTCTransport, audio: TrackParameters?, video: TrackParameters?) {
         self.transport = transport
+        poolReference = Unmanaged.passUnretained(transport.worker.pool)
         hasAudio = audio != nil
         hasVideo = video != nil
         state = .allocate(capacity: 1)
@@ -93,15 +100,14 @@ final class RTPSender {
     @inline(__always)
     private func send(_ item: borrowing ForwardedPacket, _ rewrite: ForwardRewrite, track: inout OutgoingTrack) -> Bool {
         let packet = item.packet
-        let pool = transport.worker.pool
-        guard let buffer = pool.take() else { return false }
-        let raw = UnsafeMutableRawBufferPointer(start: pool.pointer(buffer), count: PacketBufferPool.bufferSize)
+        guard let buffer = withPool({ $0.take() }) else { return false }
+        let raw = UnsafeMutableRawBufferPointer(start: withPool({ $0.pointer(buffer) }), count: PacketBufferPool.bufferSize)
         var writer = ByteWriter(raw)
         let payloadOffset = writeHeader(&writer, track: track, marker: packet.marker, sequence: rewrite.sequence,
                                         timestamp: rewrite.timestamp, audioLevel: item.audioLevel, now: item.now)
         writer.write(bytes: UnsafeRawBufferPointer(packet.payload))
         guard !writer.overflowed else {
-            pool.give(buffer)
+            withPool({ $0.give(buffer) })
             return false
         }
         var descriptor: (pictureID: Int32, tl0PicIdx: Int16) = (-1, -1)
@@ -149,11 +155,17 @@ final class RTPSender {
     @inline(__always)
     private func appendExtensions<Sink: RTPHeaderExtensionSink>(to sink: inout Sink, track: borrowing OutgoingTrack,
                                                                audioLevel: UInt8?, now: UInt64) {
-        let ids = track.parameters.extensions
+        let ids = track.extensionIDs
         // Each header says for itself whether it took a number (a packet dropped after its
         // header was written must not leave its number to the next one).
         pendingTransportSequence = -1
-        if let id = ids.mid { _ = track.mid.withUnsafeBytes { sink.append(id: id, value: $0) } }
+        if let id = ids.mid {
+            if let mid = track.mid {
+                _ = mid.withUnsafeBytes { sink.append(id: id, value: $0) }
+            } else {
+                _ = track.longMid.withUnsafeBytes { sink.append(id: id, value: $0) }
+            }
+        }
         if let id = ids.absSendTime { sink.append(id: id, uint24: AbsSendTime.value(micros: now)) }
         if let id = ids.transportCC {
             sink.append(id: id, uint16: transportSequence)
@@ -181,22 +193,21 @@ final class RTPSender {
     /// `OutgoingTrack.maxPacketsPerTimestamp` packets share the last frame's timestamp.
     func sendPadding(budget: Int, now: UInt64, nextSequence: () -> (sequenceNumber: UInt16, timestamp: UInt32)?) {
         guard let video, transport.isConnected else { return }
-        let pool = transport.worker.pool
         var remaining = budget
         while remaining > 0, self.video!.takePaddingSlot() {
-            guard let buffer = pool.take() else { return }
+            guard let buffer = withPool({ $0.take() }) else { return }
             guard let (sequence, timestamp) = nextSequence() else {
-                pool.give(buffer)
+                withPool({ $0.give(buffer) })
                 return
             }
-            let raw = UnsafeMutableRawBufferPointer(start: pool.pointer(buffer), count: PacketBufferPool.bufferSize)
+            let raw = UnsafeMutableRawBufferPointer(start: withPool({ $0.pointer(buffer) }), count: PacketBufferPool.bufferSize)
             var writer = ByteWriter(raw)
             _ = writeHeader(&writer, track: video, marker: false, sequence: sequence, timestamp: timestamp,
                             audioLevel: nil, now: now)
             writer.write(zeros: 254)
             writer.write(UInt8(255))
             guard !writer.overflowed else {
-                pool.give(buffer)
+                withPool({ $0.give(buffer) })
                 return
             }
             raw[0] |= 0x20
@@ -213,9 +224,8 @@ final class RTPSender {
         guard let video, let entry = sent.lookup(outSequence),
               let stored = upstream.storedPacket(layer: Int(entry.layer), sequence: entry.sourceSequence),
               let source = RTPPacket(parsing: stored) else { return }
-        let pool = transport.worker.pool
-        guard let buffer = pool.take() else { return }
-        let raw = UnsafeMutableRawBufferPointer(start: pool.pointer(buffer), count: PacketBufferPool.bufferSize)
+        guard let buffer = withPool({ $0.take() }) else { return }
+        let raw = UnsafeMutableRawBufferPointer(start: withPool({ $0.pointer(buffer) }), count: PacketBufferPool.bufferSize)
         var writer = ByteWriter(raw)
         let payloadOffset: Int
         if video.rtx != nil {
@@ -229,7 +239,7 @@ final class RTPSender {
         }
         writer.write(bytes: UnsafeRawBufferPointer(source.payload))
         guard !writer.overflowed else {
-            pool.give(buffer)
+            withPool({ $0.give(buffer) })
             return
         }
         if entry.pictureID >= 0 || entry.tl0PicIdx >= 0 {

@@ -77,7 +77,12 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
     private let iceClient: ICEClient?
     private let dtls: DTLSSession
     private var srtpIn: SRTPSession?
-    private var srtpOut: SRTPSession?
+    private var srtpOut: SRTPSession? {
+        didSet { srtpOutReference = srtpOut.map { Unmanaged.passUnretained($0) } }
+    }
+    /// `srtpOut` for the packet path, which would otherwise retain and release it around each
+    /// packet's protect (perf): `srtpOut` keeps it alive, and nothing a protect calls ends it.
+    private var srtpOutReference: Unmanaged<SRTPSession>?
     private var selected: MediaPath?
     /// Client role: where the checks go (UDP to the remote candidate, or our TCP connection).
     private let clientPath: MediaPath?
@@ -287,13 +292,15 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
     /// Encrypts pool buffer `buffer` in place and queues it. Takes ownership of the buffer.
     @inline(__always)
     public func sendRTP(buffer: Int32, length: Int) {
-        guard state == .connected, let srtpOut, let selected else {
+        guard state == .connected, let srtpOutReference, let selected else {
             worker.pool.give(buffer)
             return
         }
         var protectedLength = length
-        guard srtpOut.protectRTP(worker.pool.pointer(buffer), length: &protectedLength,
-                                 capacity: PacketBufferPool.bufferSize) else {
+        let packet = worker.pool.pointer(buffer)
+        guard srtpOutReference._withUnsafeGuaranteedRef({
+            $0.protectRTP(packet, length: &protectedLength, capacity: PacketBufferPool.bufferSize)
+        }) else {
             srtpErrors += 1
             worker.pool.give(buffer)
             return
