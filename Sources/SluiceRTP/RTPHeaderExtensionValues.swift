@@ -106,6 +106,8 @@ public struct RTPToken: Hashable, Sendable, CustomStringConvertible {
         hasher.combine(words.3)
     }
 
+    /// Inlinable: a sender writes a player's mid from it on every packet.
+    @inlinable
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try Swift.withUnsafeBytes(of: words) { try body(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
     }

@@ -28,21 +28,21 @@ public struct ByteWriter {
         return true
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func write(_ value: UInt8) {
         guard reserve(1) else { return }
         base[self.position] = value
         position += 1
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func write(_ value: UInt16) {
         guard reserve(2) else { return }
         base.storeBigEndian(value, at: self.position)
         position += 2
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func writeUInt24(_ value: UInt32) {
         guard reserve(3) else { return }
         base[self.position] = UInt8(truncatingIfNeeded: value >> 16)
@@ -51,7 +51,7 @@ public struct ByteWriter {
         position += 3
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func write(_ value: UInt32) {
         guard reserve(4) else { return }
         base.storeBigEndian(value, at: self.position)
@@ -64,7 +64,7 @@ public struct ByteWriter {
         write(UInt32(truncatingIfNeeded: value))
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func write(bytes: UnsafeRawBufferPointer) {
         guard reserve(bytes.count) else { return }
         if let src = bytes.baseAddress, bytes.count > 0 {
@@ -73,7 +73,7 @@ public struct ByteWriter {
         position += bytes.count
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func write(zeros count: Int) {
         guard reserve(count) else { return }
         for i in 0..<count { base[self.position + i] = 0 }
