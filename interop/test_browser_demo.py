@@ -332,7 +332,15 @@ SDK_DATA = """async () => {
   const toPublisher = next(pub.dataChannels.get('chat'));
   player.dataChannels.get('chat').send('to the publisher');
   out.publisherGot = await toPublisher;
-  const stats = await player.getStats();
+  // The server's counters come from the SCTP thread's board, written after its pass over
+  // the message; the publisher can have the message before the board has the count (seen
+  // once in CI). Ask again, up to 3 s, until the counts are there; the test checks them.
+  let stats = await player.getStats();
+  for (let i = 0; i < 30 && !(stats.dataChannels[0] && stats.dataChannels[0].messagesSent >= 1
+                               && stats.dataChannels[0].messagesReceived >= 1); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    stats = await player.getStats();
+  }
   out.playerStats = stats.dataChannels;
   await session.disconnect();
   return out;
