@@ -19,16 +19,18 @@ final class MemoryTrim {
     /// than a hole in an arena.
     static let mmapThreshold: Int32 = 32 * 1024
 
-    /// "jemalloc <version>" or "glibc malloc", for the startup log.
-    let allocator: String = sluice_jemalloc_version().map { "jemalloc \(String(cString: $0))" } ?? "glibc malloc"
+    /// jemalloc's version when the process runs on it (the `sluice` executable), else nil.
+    private let jemallocVersion = sluice_jemalloc_version().map { String(cString: $0) }
 
     /// What it does, for the startup log.
     func start() -> String {
-        if sluice_jemalloc_version() != nil {
+        if let version = jemallocVersion {
             let started = sluice_jemalloc_background_purge() == 0
-            return "\(allocator), " + (started ? "background purge on" : "background purge unavailable: pages return on allocation only")
+            return "jemalloc \(version), "
+                + (started ? "background purge on" : "background purge unavailable: pages return on allocation only")
         }
-        guard timer == nil else { return "\(allocator), trimmed every \(Self.periodSeconds) s" }
+        let doing = "glibc malloc, trimmed every \(Self.periodSeconds) s"
+        guard timer == nil else { return doing }
         sluice_malloc_tune(Self.mmapThreshold)
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "sluice-memory-trim", qos: .utility))
         let period = DispatchTimeInterval.seconds(Self.periodSeconds)
@@ -36,7 +38,7 @@ final class MemoryTrim {
         timer.setEventHandler { _ = sluice_malloc_trim() }
         timer.resume()
         self.timer = timer
-        return "\(allocator), trimmed every \(Self.periodSeconds) s"
+        return doing
     }
 
     func stop() {

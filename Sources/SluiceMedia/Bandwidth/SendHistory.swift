@@ -33,7 +33,7 @@ struct SendHistory {
         // RTCP-driven resends), so a record may be a little older than the one before it.
         if now > newestMicros { newestMicros = now }
         records[Int(sequence)] = Record(sendMicrosLow: UInt32(truncatingIfNeeded: now), sequence: sequence,
-                                               size: UInt16(clamping: max(size, 1)))
+                                        size: UInt16(clamping: max(size, 1)))
     }
 
     /// The send time and size of `sequence`, unless its slot was overwritten or never written.

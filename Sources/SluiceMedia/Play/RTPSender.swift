@@ -14,8 +14,17 @@ final class RTPSender {
     /// a packet does not retain and release it: `transport.worker.pool` held across the
     /// header's calls did (perf), and so does an `unowned(unsafe)` reference, around each call.
     private let poolReference: Unmanaged<PacketBufferPool>
+
+    /// A pool buffer and its bytes, or nil when the pool is empty (the packet is dropped).
     @inline(__always)
-    private func withPool<R>(_ body: (PacketBufferPool) -> R) -> R { poolReference._withUnsafeGuaranteedRef(body) }
+    private func takeBuffer() -> (index: Int32, raw: UnsafeMutableRawBufferPointer)? {
+        poolReference._withUnsafeGuaranteedRef { pool in
+            pool.take().map { ($0, UnsafeMutableRawBufferPointer(start: pool.pointer($0), count: PacketBufferPool.bufferSize)) }
+        }
+    }
+
+    @inline(__always)
+    private func giveBack(_ buffer: Int32) { poolReference._withUnsafeGuaranteedRef { $0.give(buffer) } }
 
     /// What each packet writes, in memory the sender owns (freed in deinit) rather than stored
     /// `var`s: those a packet mutates through calls would each cost a dynamic exclusivity
@@ -100,14 +109,13 @@ final class RTPSender {
     @inline(__always)
     private func send(_ item: borrowing ForwardedPacket, _ rewrite: ForwardRewrite, track: inout OutgoingTrack) -> Bool {
         let packet = item.packet
-        guard let buffer = withPool({ $0.take() }) else { return false }
-        let raw = UnsafeMutableRawBufferPointer(start: withPool({ $0.pointer(buffer) }), count: PacketBufferPool.bufferSize)
+        guard let (buffer, raw) = takeBuffer() else { return false }
         var writer = ByteWriter(raw)
         let payloadOffset = writeHeader(&writer, track: track, marker: packet.marker, sequence: rewrite.sequence,
                                         timestamp: rewrite.timestamp, audioLevel: item.audioLevel, now: item.now)
         writer.write(bytes: UnsafeRawBufferPointer(packet.payload))
         guard !writer.overflowed else {
-            withPool({ $0.give(buffer) })
+            giveBack(buffer)
             return false
         }
         var descriptor: (pictureID: Int32, tl0PicIdx: Int16) = (-1, -1)
@@ -195,19 +203,18 @@ final class RTPSender {
         guard let video, transport.isConnected else { return }
         var remaining = budget
         while remaining > 0, self.video!.takePaddingSlot() {
-            guard let buffer = withPool({ $0.take() }) else { return }
+            guard let (buffer, raw) = takeBuffer() else { return }
             guard let (sequence, timestamp) = nextSequence() else {
-                withPool({ $0.give(buffer) })
+                giveBack(buffer)
                 return
             }
-            let raw = UnsafeMutableRawBufferPointer(start: withPool({ $0.pointer(buffer) }), count: PacketBufferPool.bufferSize)
             var writer = ByteWriter(raw)
             _ = writeHeader(&writer, track: video, marker: false, sequence: sequence, timestamp: timestamp,
                             audioLevel: nil, now: now)
             writer.write(zeros: 254)
             writer.write(UInt8(255))
             guard !writer.overflowed else {
-                withPool({ $0.give(buffer) })
+                giveBack(buffer)
                 return
             }
             raw[0] |= 0x20
@@ -224,8 +231,7 @@ final class RTPSender {
         guard let video, let entry = sent.lookup(outSequence),
               let stored = upstream.storedPacket(layer: Int(entry.layer), sequence: entry.sourceSequence),
               let source = RTPPacket(parsing: stored) else { return }
-        guard let buffer = withPool({ $0.take() }) else { return }
-        let raw = UnsafeMutableRawBufferPointer(start: withPool({ $0.pointer(buffer) }), count: PacketBufferPool.bufferSize)
+        guard let (buffer, raw) = takeBuffer() else { return }
         var writer = ByteWriter(raw)
         let payloadOffset: Int
         if video.rtx != nil {
@@ -239,7 +245,7 @@ final class RTPSender {
         }
         writer.write(bytes: UnsafeRawBufferPointer(source.payload))
         guard !writer.overflowed else {
-            withPool({ $0.give(buffer) })
+            giveBack(buffer)
             return
         }
         if entry.pictureID >= 0 || entry.tl0PicIdx >= 0 {
