@@ -3,14 +3,17 @@
 # `import` of one of the package's own modules in a library or executable target must be a
 # dependency that Package.swift declares for that target (SwiftPM lets a target import what its dependencies depend on,
 # which would let a layer reach past the one below it unseen), and the packet core and the
-# SDK must not reach the modules the design keeps from them. Exits 1 and names each file.
+# SDK must not reach the modules the design keeps from them. Then every relative link in the
+# repository's markdown must resolve (scripts/check-doc-links.py). Exits 1 and names each
+# file; both checks run even if the first fails.
 #   scripts/check-layering.sh
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 swift package dump-package > /tmp/sluice-package.$$.json
 trap 'rm -f /tmp/sluice-package.$$.json' EXIT
-python3 - /tmp/sluice-package.$$.json <<'PY'
+layering=0
+python3 - /tmp/sluice-package.$$.json <<'PY' || layering=$?
 import json, os, re, sys
 
 package = json.load(open(sys.argv[1]))
@@ -78,3 +81,6 @@ if problems:
     sys.exit(1)
 print(f"check-layering: {checked} targets, every import declared and allowed")
 PY
+links=0
+python3 scripts/check-doc-links.py || links=$?
+(( layering == 0 && links == 0 ))

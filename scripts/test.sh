@@ -2,9 +2,13 @@
 # The test command (CI runs exactly this through .ci/run). Stages, each bounded in time:
 #   deps     scripts/install-deps.sh --test
 #   build    swift build -c release          (the server binary the interop suite runs)
+#   layers   scripts/check-layering.sh: every import of a package module is declared in
+#            Package.swift and allowed by docs/design.md; then (called at its end)
+#            scripts/check-doc-links.py: every relative markdown link resolves
 #   sdk      scripts/check-sdk-dependency.sh: a throwaway app depends on SluiceClient by
 #            version (a local git repo tagged 0.0.1) and builds; fails if SwiftPM refuses it
 #   unit     swift test
+#   alloc    swift test -c release --filter ForwardingAllocationTests (zero allocations per packet)
 #   fuzz     scripts/fuzz.sh                  (every target, FUZZ_SECONDS each, default 20)
 #   interop  scripts/interop.sh: pytest interop/ in a network namespace with only `lo`
 #   loadtest scripts/loadtest-smoke.sh: sluice-loadtest, 1 publisher x 5 players, --assert-no-loss;
