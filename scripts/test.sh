@@ -3,8 +3,9 @@
 #   deps     scripts/install-deps.sh --test
 #   build    swift build -c release          (the server binary the interop suite runs)
 #   layers   scripts/check-layering.sh: every import of a package module is declared in
-#            Package.swift and allowed by docs/design.md; then (called at its end)
-#            scripts/check-doc-links.py: every relative markdown link resolves
+#            Package.swift and allowed by docs/design.md, and design.md's module table matches
+#            Package.swift; then (called at its end) scripts/check-doc-links.py: every
+#            relative markdown link resolves
 #   sdk      scripts/check-sdk-dependency.sh: a throwaway app depends on SluiceClient by
 #            version (a local git repo tagged 0.0.1) and builds; fails if SwiftPM refuses it
 #   unit     swift test
