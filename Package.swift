@@ -133,8 +133,8 @@ let package = Package(
         // the call log's and the server's tests share it. Not part of any product.
         .target(name: "SluiceTestPostgres", dependencies: ["CLibPQ"], swiftSettings: swift5),
         .executableTarget(name: "sluice", dependencies: ["SluiceServer", "CJemalloc"], swiftSettings: swift5),
-        // The load tester (README.md "Load tester"): the library holds everything testable,
-        // the executable only reads flags and runs it.
+        // The load tester (docs/benchmarks.md, "Load tester"): the library holds everything
+        // testable, the executable only reads flags and runs it.
         .target(name: "SluiceLoadTest", dependencies: ["SluiceClient", "SluiceTestMedia", "SluiceRTP", "SluiceWire", "SluiceTransport"],
                 path: "loadtest/Sources/SluiceLoadTest", swiftSettings: swift5),
         .executableTarget(name: "sluice-loadtest", dependencies: ["SluiceLoadTest"],

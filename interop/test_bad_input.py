@@ -143,7 +143,8 @@ def _closed_by_server(s: socket.socket, deadline: float) -> bool:
 async def _bad_tcp_media_connections(server, figures):
     """ICE-TCP's listener (on the media port numbers): hostile frames, an oversize length, STUN
     that never authenticates, and a burst of silent connections each close only themselves,
-    with a log line, while a live session keeps flowing (RFC 4571 framing; README "Media over TCP")."""
+    with a log line, while a live session keeps flowing (RFC 4571 framing; docs/config.md,
+    "Media over TCP")."""
     seed = int(os.environ.get("SLUICE_DATAGRAM_SEED", random.randrange(1 << 30)))
     live = []
     sockets = []

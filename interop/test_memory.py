@@ -3,7 +3,7 @@
 The `sluice` executable links jemalloc, so that memory freed after a join goes back to the
 system; glibc's arenas kept it. A linker flag such as --as-needed, or a package that drops
 the dependency, would put the server back on glibc without any other test noticing: the
-memory figure comes only from the 30-minute churn run (README, "Reliability").
+memory figure comes only from the 30-minute churn run (docs/testing.md, "Memory under churn").
 """
 
 from pathlib import Path

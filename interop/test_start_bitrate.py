@@ -20,7 +20,8 @@ STREAM = "start-bitrate"
 DECLARED_KBPS = 2500
 # Widths are sampled this often, for this long after each side's first frame.
 SAMPLE_MS = 250
-# SLUICE_START_BITRATE_SAMPLE_S=20 records the whole climb (the figure in README), in 50 s.
+# SLUICE_START_BITRATE_SAMPLE_S=20 records the whole climb, in 50 s (the figure in docs/api.md,
+# "Constraints and layers").
 SAMPLE_FOR_MS = int(float(os.environ.get("SLUICE_START_BITRATE_SAMPLE_S", "4")) * 1000)
 MARK_MS = 2000
 

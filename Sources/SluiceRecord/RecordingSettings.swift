@@ -1,7 +1,7 @@
 import SluiceMedia
 
-/// `recording`: where the recorder writes and how long it waits for repairs (README.md,
-/// "Recording"). Absent from the config: recording is off, and `record: true` is refused.
+/// `recording`: where the recorder writes and how long it waits for repairs (docs/recording.md,
+/// "Using it"). Absent from the config: recording is off, and `record: true` is refused.
 public struct RecordingSettings: Sendable, Equatable {
     /// `recording.folder`: the root of every file; made at start if it is missing.
     public var folder: String

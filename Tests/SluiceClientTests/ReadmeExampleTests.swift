@@ -5,8 +5,8 @@ import SluiceRTP
 import Synchronization
 import Testing
 
-/// The README's "Swift client SDK" example, against an in-process server, so that it keeps
-/// compiling and working.
+/// The "Swift client SDK" example of docs/sdks.md (once the README's), against an in-process
+/// server, so that it keeps compiling and working.
 @Suite(.serialized) struct ReadmeExampleTests {
     final class Player: PeerConnectionDelegate, @unchecked Sendable {
         let video = Mutex(ReceivedStreamStats(codec: .vp8))

@@ -3,7 +3,7 @@ import SluiceSignaling
 import Testing
 @testable import SluiceServer
 
-/// `apps[].dataChannels` in the config (README's config table).
+/// `apps[].dataChannels` in the config (docs/config.md's table).
 @Suite struct DataChannelConfigTests {
     @Test func onWithDefaultsUnlessSet() throws {
         let config = try parseConfig(#"{"apps": [{"key": "a"}, {"key": "b", "dataChannels": {"enabled": false}}, "#

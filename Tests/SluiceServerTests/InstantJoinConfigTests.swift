@@ -2,7 +2,7 @@ import SluiceSignaling
 import Testing
 @testable import SluiceServer
 
-/// `apps[].instantJoin` in the config (README's config table): on unless set to false.
+/// `apps[].instantJoin` in the config (docs/config.md's table): on unless set to false.
 @Suite struct InstantJoinConfigTests {
     @Test func onUnlessSetOff() throws {
         let plain = try #require(try parseConfig(#"{"apps": [{"key": "a"}]}"#).apps.first)

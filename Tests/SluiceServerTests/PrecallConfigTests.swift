@@ -2,7 +2,7 @@ import SluiceSignaling
 import Testing
 @testable import SluiceServer
 
-/// `apps[].precall` in the config (README's config table).
+/// `apps[].precall` in the config (docs/config.md's table).
 @Suite struct PrecallConfigTests {
     @Test func onWithDefaultsUnlessSet() throws {
         let config = try parseConfig(#"{"apps": [{"key": "a"}, {"key": "b", "precall": {"enabled": false}}, "#

@@ -2,7 +2,7 @@ import SluiceSignaling
 import Testing
 @testable import SluiceServer
 
-/// `recording` and `apps[].recording` in the config (README's config table).
+/// `recording` and `apps[].recording` in the config (docs/config.md's table).
 @Suite struct RecordingConfigTests {
     @Test func appsRecordOnRequestUnlessSet() throws {
         let folder = #""recording": {"folder": "/tmp/sluice-recording-config-test"}"#

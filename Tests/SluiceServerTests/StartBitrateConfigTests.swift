@@ -2,7 +2,7 @@ import SluiceSignaling
 import Testing
 @testable import SluiceServer
 
-/// `apps[].startBitrate` in the config (README's config table).
+/// `apps[].startBitrate` in the config (docs/config.md's table).
 @Suite struct StartBitrateConfigTests {
     @Test func onWithoutADefaultUnlessSet() throws {
         let plain = try #require(try parseConfig(#"{"apps": [{"key": "a"}]}"#).apps.first)

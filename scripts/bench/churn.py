@@ -12,7 +12,7 @@ in turn:
 The server's RSS (/proc/<pid>/status VmRSS) is sampled every `--sample` seconds; the figure is
 the growth per join from `--warmup` minutes on (a least-squares slope of RSS over joins), in KiB,
 given also for RssAnon (heap, stacks, pools) and RssFile (pages of the binary and libraries).
-Run it in a namespace with only `lo` (README, "Reliability"):
+Run it in a namespace with only `lo` (docs/testing.md, "Memory under churn"):
 
   unshare -n sh -c 'ip link set lo up && .venv/bin/python scripts/bench/churn.py --minutes 30'
 

@@ -2,7 +2,7 @@ import SluiceJSON
 import SluiceMedia
 import SluiceRecord
 
-/// `recording` (README.md, "Recording"): absent, the server records nothing and refuses
+/// `recording` (docs/recording.md, "Using it"): absent, the server records nothing and refuses
 /// `record: true`. The folder is made at start; one that cannot be written stops the start.
 enum RecordingConfig {
     static func parse(_ value: JSONValue, key: String) throws(ConfigError) -> RecordingSettings {

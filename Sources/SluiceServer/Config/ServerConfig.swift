@@ -8,7 +8,7 @@ import SluiceSignaling
 import SluiceTransport
 import SluiceWire
 
-/// The server's configuration (conf/sluice.json). Every key is documented in README.md.
+/// The server's configuration (conf/sluice.json). Every key is documented in docs/config.md.
 public struct ServerConfig: Sendable {
     public struct App: Sendable, Equatable {
         public var key: String
@@ -86,7 +86,7 @@ public struct ServerConfig: Sendable {
     public var maxPlayersPerStream = 500
     /// `cluster`: the origin/edge cluster on Redis (docs/cluster.md); nil: a single node.
     public var cluster: ClusterConfig?
-    /// `recording`: where recordings go (README.md, "Recording"); nil: recording is off.
+    /// `recording`: where recordings go (docs/recording.md, "Using it"); nil: recording is off.
     public var recording: RecordingSettings?
     /// `calls`: ring and reconnect timeouts, the per-session call rate.
     public var calls = CallSettings()

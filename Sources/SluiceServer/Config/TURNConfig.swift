@@ -1,7 +1,7 @@
 import SluiceJSON
 import SluiceSignaling
 
-/// `rtc.turn`: the TURN servers whose credentials `connect` hands out (README "TURN").
+/// `rtc.turn`: the TURN servers whose credentials `connect` hands out (docs/config.md, "TURN").
 enum TURNConfig {
     /// Each entry `{urls, secret, ttlSeconds?}`; `urls` must be `turn:` or `turns:` URLs.
     static func parse(_ value: JSONValue, key: String) throws(ConfigError) -> [TURNServer] {

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import SluiceLoadTest
 
-// sluice-loadtest: see `LoadTestOptions.usage` and README.md "Load tester".
+// sluice-loadtest: see `LoadTestOptions.usage` and docs/benchmarks.md, "Load tester".
 // Exit status: 0 done (and, with --assert-no-loss, no problem found); 1 --assert-no-loss found
 // a problem, or the run could not go ahead; 2 bad flags.
 
