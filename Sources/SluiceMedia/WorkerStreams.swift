@@ -167,7 +167,7 @@ package final class WorkerStreams {
             ring.closed.store(true, ordering: .releasing)
             return
         }
-        let tap = RecordingTap(publisher: handle, ring: ring, layer: layer)
+        let tap = RecordingTap(publisher: handle, stream: router.stream, ring: ring, layer: layer)
         taps[handle] = tap
         router.add(tap)
         worker.addTickable(tap)
@@ -176,7 +176,7 @@ package final class WorkerStreams {
     package func stopRecording(_ handle: StreamHandle) {
         guard let tap = taps.removeValue(forKey: handle) else { return }
         worker.removeTickable(tap)
-        if let router = tap.upstream {
+        if let router = routers[tap.stream] {
             router.remove(tap)
             dropIfEmpty(router)
         }
@@ -356,7 +356,7 @@ package final class WorkerStreams {
 
     private func dropIfEmpty(_ router: Router) {
         if let ingress = ingresses[router.stream] {
-            if router.consumers.isEmpty { closeRelayed(router, ingress) }
+            if router.sinks.isEmpty { closeRelayed(router, ingress) }
         } else if router.isEmpty {
             routers[router.stream] = nil
         }

@@ -16,10 +16,9 @@ import SluiceWire
 /// and a new publisher continues the link's numbering. Timestamps pass through; sender
 /// reports per layer carry the publisher's own clock mapping (from its sender reports), so
 /// the edge's players switch layers on true timestamps.
-final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
+final class LinkConsumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
     let parameters: LinkParameters
     let transport: WebRTCTransport
-    weak var upstream: (any StreamUpstream)?
     var report: (WorkerEvent) -> Void = { _ in }
     /// RTP packets sent on the link, for /metrics (`LinkPacketLedger`).
     let sentPackets = LinkPacketCounter()
@@ -84,7 +83,7 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
     }
 
     /// The source came or went: the next packet of each stream continues the link's numbering.
-    func sourceChanged(present: Bool) {
+    override func sourceChanged(present: Bool) {
         for i in 0..<outgoingCount { outgoing[i].offset = nil }
         if present && transport.isConnected { upstream?.requestKeyFrame(layer: nil) }
     }
@@ -92,7 +91,7 @@ final class LinkConsumer: WebRTCTransportDelegate, WorkerTickable {
     // MARK: Forwarding (hot path)
 
     @inline(__always)
-    func forward(_ item: borrowing ForwardedPacket) {
+    override func forward(_ item: borrowing ForwardedPacket) {
         guard transport.isConnected, filter.pointee.carries(kind: item.kind, layer: item.layer),
               let i = index(kind: item.kind, layer: item.layer) else { return }
         let source = item.packet.sequenceNumber

@@ -8,12 +8,10 @@ import SluiceWire
 /// `PlayerFeedback` reads what the player reports. The consumer itself chooses the layer
 /// (`LayerSelector`, off the packet path), carries out decisions, and reports events and
 /// stats. It sees its stream only as a `StreamUpstream`.
-final class Consumer: WebRTCTransportDelegate, WorkerTickable {
+final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
     let parameters: EndpointParameters
     private(set) var constraints: StreamConstraints
     let transport: WebRTCTransport
-    /// Set by the router that holds this consumer.
-    weak var upstream: (any StreamUpstream)?
     var report: (WorkerEvent) -> Void = { _ in }
 
     let sender: RTPSender
@@ -82,7 +80,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     var bandwidthKbps: Double? { feedback.bandwidthKbps }
     var currentLayer: Int? { forwarder.currentLayer }
     /// The video layers this player needs now (`LinkLayerRequest.layers`).
-    var wantedVideoLayers: UInt32 {
+    override var wantedVideoLayers: UInt32 {
         LinkLayerRequest.layers(current: forwarder.currentLayer, target: forwarder.targetLayer,
                                 videoEnabled: forwarder.video?.enabled ?? false)
     }
@@ -112,7 +110,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
 
     /// A publisher arrived or left. The next packet of each kind restarts the output
     /// sequence right after the last one sent, so the player sees no gap.
-    func sourceChanged(present: Bool) {
+    override func sourceChanged(present: Bool) {
         hasSource = present
         forwarder.sourceChanged()
         endCatchUp()
@@ -128,7 +126,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     // MARK: Forwarding (hot path)
 
     @inline(__always)
-    func forward(_ item: borrowing ForwardedPacket) {
+    override func forward(_ item: borrowing ForwardedPacket) {
         guard transport.isConnected else { return }
         if catchUpLayer >= 0 && item.kind == .video && item.layer == catchUpLayer {
             // The walk reads this packet from the buffer when its turn comes.
@@ -187,6 +185,8 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     }
 
     // MARK: Layer choice (off the packet path)
+
+    override func layersMeasured(now: UInt64) { selectLayer(now: now) }
 
     /// Picks the layer this player should get (LayerSelector); a change asks that layer for a
     /// key frame, and the switch happens when it arrives.
@@ -290,7 +290,7 @@ final class Consumer: WebRTCTransportDelegate, WorkerTickable {
     }
 
     /// The stream-wide mute of `kind` changed; video resumes on a key frame.
-    func streamMuteChanged(_ kind: MediaKind) {
+    override func streamMuteChanged(_ kind: MediaKind) {
         forwarder.restart(kind)
         if kind == .video { endCatchUp() }
     }

@@ -53,7 +53,7 @@ final class RTPSender {
         _read { yield state.pointee.history }
         _modify { yield &state.pointee.history }
     }
-    private var sent: SentPacketMap {
+    private(set) var sent: SentPacketMap {
         _read { yield state.pointee.sent }
         _modify { yield &state.pointee.sent }
     }

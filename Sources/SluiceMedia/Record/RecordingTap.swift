@@ -10,23 +10,24 @@ import SluiceWire
 ///
 /// Off the packet path, on the worker's tick: it picks the layer once the producer has
 /// measured them, and asks the publisher for a key frame when the recorder wants one.
-final class RecordingTap: WorkerTickable {
+final class RecordingTap: StreamSink, WorkerTickable {
     let publisher: StreamHandle
+    let stream: String
     let ring: RecordingRing
     /// The layer asked for, by size rank (`recording.layer`).
     let requestedLayer: RecordedLayer
-    weak var upstream: Router?
     /// The video layer copied into the ring; -1 until chosen.
     private(set) var layer = -1
 
-    init(publisher: StreamHandle, ring: RecordingRing, layer: RecordedLayer) {
+    init(publisher: StreamHandle, stream: String, ring: RecordingRing, layer: RecordedLayer) {
         self.publisher = publisher
+        self.stream = stream
         self.ring = ring
         requestedLayer = layer
     }
 
     @inline(__always)
-    func forward(_ item: borrowing ForwardedPacket) {
+    override func forward(_ item: borrowing ForwardedPacket) {
         guard item.kind == .audio || item.layer == layer else { return }
         let packet = item.packet
         let payload = UnsafeRawBufferPointer(packet.payload)
@@ -35,7 +36,7 @@ final class RecordingTap: WorkerTickable {
     }
 
     /// The publisher's sender report for `kind` (video: of `layer`).
-    func senderReport(kind: MediaKind, layer: Int, ntp: UInt64, rtpTimestamp: UInt32) {
+    override func senderReport(kind: MediaKind, layer: Int, ntp: UInt64, rtpTimestamp: UInt32) {
         guard kind == .audio || layer == self.layer else { return }
         ring.pushClock(kind: kind, ntp: ntp, rtpTimestamp: rtpTimestamp)
     }
@@ -60,10 +61,10 @@ final class RecordingTap: WorkerTickable {
     /// (a simulcast encoder starts its top layer last, when its bandwidth estimate allows), or
     /// once `settled`; a single-layer source at once. The choice is kept: a switch would need
     /// the file's video track to start again.
-    static func choose(_ requested: RecordedLayer, from router: Router, settled: Bool) -> Int? {
-        guard router.source != nil else { return nil }
-        if !router.isSimulcast { return 0 }
-        let layers = router.measuredLayers
+    static func choose(_ requested: RecordedLayer, from stream: any StreamUpstream, settled: Bool) -> Int? {
+        guard stream.hasSource else { return nil }
+        if !stream.isSimulcast { return 0 }
+        let layers = stream.measuredLayers
         let measured = layers.filter { $0.active && $0.width > 0 && $0.height > 0 }
         guard !measured.isEmpty, settled || measured.count == layers.count else { return nil }
         return requested.pick(measured.map { (index: $0.index, area: $0.width * $0.height, kbps: $0.bitrateKbps) })

@@ -125,6 +125,9 @@ final class RelayIngress: StreamSource, WorkerTickable {
 
     /// Coalesced: at most one message home per `requestSpacingMicros`; the rest wait for the
     /// next tick.
+    /// A relaying worker relays to no other: what it last heard from the home.
+    func snapshot(now: UInt64) -> SourceSnapshot { snapshot }
+
     func requestKeyFrames(_ requests: KeyFrameRequests) {
         state.pointee.pending.merge(requests)
         flushRequests(now: MonotonicClock.nowMicros())

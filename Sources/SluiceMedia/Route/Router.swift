@@ -7,8 +7,9 @@ import SluiceWire
 /// targets, `WorkerRelay`). On those workers the source is a `RelayIngress`. A player that
 /// waits for a publisher stays attached while the source comes and goes.
 ///
-/// Consumers see the stream only as a `StreamUpstream`: the router answers their reads from
-/// the source and collects their key-frame requests.
+/// Every receiver of the packets is a `StreamSink` in one list: players' consumers, relay
+/// links, recordings. Sinks see the stream only as a `StreamUpstream`: the router answers
+/// their reads from the source and collects their key-frame requests.
 final class Router {
     let stream: String
     /// This worker's relay, through which a home router hands packets to other workers (nil in
@@ -20,11 +21,11 @@ final class Router {
     /// rather than stored `var`s: a stored array that `append` and `removeAll` mutate is read
     /// under a dynamic exclusivity check each time (docs/design.md, hot-path rule 8).
     private struct FanOut {
-        var consumers: [Consumer] = []
+        /// Every receiver of the stream's packets on this worker (`StreamSink`): players'
+        /// consumers, relay links, recordings, observers, in the order they joined.
+        var sinks: [StreamSink] = []
+        /// The other workers with players of this stream (home router only).
         var targets: [RelayTarget] = []
-        var links: [LinkConsumer] = []
-        /// Recordings of the stream (home router only).
-        var taps: [RecordingTap] = []
         /// The video layers other workers' players need (home router; by worker index), as
         /// their ingresses last said.
         var remoteWanted: [Int: UInt32] = [:]
@@ -35,24 +36,14 @@ final class Router {
         var keyFrames: [KeyFrameMark] = []
     }
     private let fanOut: UnsafeMutablePointer<FanOut>
-    private(set) var consumers: [Consumer] {
-        _read { yield fanOut.pointee.consumers }
-        _modify { yield &fanOut.pointee.consumers }
+    private(set) var sinks: [StreamSink] {
+        _read { yield fanOut.pointee.sinks }
+        _modify { yield &fanOut.pointee.sinks }
     }
     /// The other workers with players of this stream (home router only).
     private(set) var targets: [RelayTarget] {
         _read { yield fanOut.pointee.targets }
         _modify { yield &fanOut.pointee.targets }
-    }
-    /// Relay links to other nodes (home router on the origin node only).
-    private(set) var links: [LinkConsumer] {
-        _read { yield fanOut.pointee.links }
-        _modify { yield &fanOut.pointee.links }
-    }
-    /// Recordings of the stream (home router only): `RecordingTap`.
-    private(set) var taps: [RecordingTap] {
-        _read { yield fanOut.pointee.taps }
-        _modify { yield &fanOut.pointee.taps }
     }
     /// Stream-wide mute (publisher's or server's), applied by every consumer.
     private(set) var audioMuted = false
@@ -76,9 +67,7 @@ final class Router {
         fanOut.deallocate()
     }
 
-    var isEmpty: Bool { source == nil && consumers.isEmpty && targets.isEmpty && links.isEmpty && taps.isEmpty }
-    /// The producer, on the stream's home worker while it has a publisher.
-    var producer: Producer? { source as? Producer }
+    var isEmpty: Bool { source == nil && sinks.isEmpty && targets.isEmpty }
 
     func attach(_ source: any StreamSource) {
         self.source = source
@@ -87,8 +76,7 @@ final class Router {
         fanOut.pointee.keyFrames.removeAll()
         source.router = self
         measuredLayers = source.selectorLayers(now: MonotonicClock.nowMicros())
-        for consumer in consumers { consumer.sourceChanged(present: true) }
-        for link in links { link.sourceChanged(present: true) }
+        for sink in sinks { sink.sourceChanged(present: true) }
         publishSnapshot()
     }
 
@@ -97,47 +85,27 @@ final class Router {
         self.source = nil
         source.router = nil
         measuredLayers = []
-        for consumer in consumers { consumer.sourceChanged(present: false) }
-        for link in links { link.sourceChanged(present: false) }
+        for sink in sinks { sink.sourceChanged(present: false) }
         publishSnapshot()
     }
 
-    func add(_ consumer: Consumer) {
-        consumers.append(consumer)
-        consumer.upstream = self
-        consumer.sourceChanged(present: source != nil)
+    /// A receiver of the stream's packets from now on: a player, a relay link to another
+    /// node, a recording, an observer.
+    func add(_ sink: StreamSink) {
+        sinks.append(sink)
+        sink.upstream = self
+        sink.sourceChanged(present: source != nil)
         wantedLayersChanged()
     }
 
-    func remove(_ consumer: Consumer) {
-        consumers.removeAll { $0 === consumer }
+    func remove(_ sink: StreamSink) {
+        sinks.removeAll { $0 === sink }
         wantedLayersChanged()
-    }
-
-    /// A relay link to another node: every packet of the layers its edge wants, from now on.
-    func add(_ link: LinkConsumer) {
-        links.append(link)
-        link.upstream = self
-        link.sourceChanged(present: source != nil)
-    }
-
-    func remove(_ link: LinkConsumer) {
-        links.removeAll { $0 === link }
-    }
-
-    /// A recording of the stream: its packets from now on.
-    func add(_ tap: RecordingTap) {
-        taps.append(tap)
-        tap.upstream = self
-    }
-
-    func remove(_ tap: RecordingTap) {
-        taps.removeAll { $0 === tap }
     }
 
     /// The source's sender report of `kind` (video: of `layer`), for the recordings' clocks.
     func senderReport(kind: MediaKind, layer: Int, ntp: UInt64, rtpTimestamp: UInt32) {
-        for tap in taps { tap.senderReport(kind: kind, layer: layer, ntp: ntp, rtpTimestamp: rtpTimestamp) }
+        for sink in sinks { sink.senderReport(kind: kind, layer: layer, ntp: ntp, rtpTimestamp: rtpTimestamp) }
     }
 
     /// Another worker has players of this stream: hand it every packet from now on, and tell
@@ -160,7 +128,7 @@ final class Router {
     /// ingress tells its home. Off the packet path (a few times a second, or on a change).
     func wantedVideoLayers() -> UInt32 {
         var mask: UInt32 = 0
-        for consumer in consumers { mask |= consumer.wantedVideoLayers }
+        for sink in sinks { mask |= sink.wantedVideoLayers }
         for remote in fanOut.pointee.remoteWanted.values { mask |= remote }
         return mask
     }
@@ -179,31 +147,28 @@ final class Router {
         wantedLayersChanged()
     }
 
-    /// The fan-out: one packet from the source to every consumer, then once to every other
+    /// The fan-out: one packet from the source to every sink, then once to every other
     /// worker with players. Synchronous, on the worker thread, in the receive batch
-    /// (docs/design.md "The packet path"). Returns the key frames the consumers asked for
+    /// (docs/design.md "The packet path"). Returns the key frames the sinks asked for
     /// meanwhile; the source sends them.
     @inline(__always)
     func forward(_ packet: borrowing ForwardedPacket) -> KeyFrameRequests {
         if isMuted(packet.kind) { return KeyFrameRequests() }
         if packet.kind == .video { markKeyFrame(packet) }
         producerCalling = true
-        // The local copy keeps every consumer alive to the end of the loop, whatever a call
-        // does to the router's list, so each is called without a retain and release of its
-        // own: a consumer is its transport's weak delegate, so its count lives in a side
-        // table, where every retain and release takes the slow path.
-        let receivers = consumers
+        // The local copy keeps every sink alive to the end of the loop, whatever a call does
+        // to the router's list, so each is called without a retain and release of its own
+        // (`StreamSink` says why that matters).
+        let receivers = sinks
         for index in receivers.indices {
             Unmanaged.passUnretained(receivers[index])._withUnsafeGuaranteedRef { $0.forward(packet) }
         }
-        if !links.isEmpty { for link in links { link.forward(packet) } }
-        if !taps.isEmpty { for tap in taps { tap.forward(packet) } }
         producerCalling = false
         if !targets.isEmpty, let relay { relay.hand(packet, to: targets) }
         return takeRequests()
     }
 
-    /// Before the consumers see the packet, so one that starts from the cache finds it there.
+    /// Before the sinks see the packet, so a player that starts from the cache finds it there.
     @inline(__always)
     private func markKeyFrame(_ packet: borrowing ForwardedPacket) {
         let layer = packet.layer
@@ -217,12 +182,12 @@ final class Router {
                                                isKeyFrame: packet.isKeyFrame, now: packet.now)
     }
 
-    /// The source refreshed its layer measurements (about once a second): every consumer
+    /// The source refreshed its layer measurements (about once a second): every player
     /// reconsiders its layer, off the packet path. Returns the key frames that asks for.
     func layersMeasured(_ layers: [LayerSelector.Layer], now: UInt64) -> KeyFrameRequests {
         measuredLayers = layers
         producerCalling = true
-        for consumer in consumers { consumer.selectLayer(now: now) }
+        for sink in sinks { sink.layersMeasured(now: now) }
         producerCalling = false
         if !targets.isEmpty { publishSnapshot(measured: true) }
         return takeRequests()
@@ -236,7 +201,7 @@ final class Router {
 
     func setMuted(_ kind: MediaKind, _ muted: Bool) {
         if kind == .audio { audioMuted = muted } else { videoMuted = muted }
-        for consumer in consumers { consumer.streamMuteChanged(kind) }
+        for sink in sinks { sink.streamMuteChanged(kind) }
         if kind == .video && !muted { requestKeyFrame(layer: nil) }
         if !targets.isEmpty { publishSnapshot() }
     }
@@ -252,7 +217,7 @@ final class Router {
 
     /// What a relaying worker must know of the source now (home router).
     func snapshot() -> SourceSnapshot {
-        var snapshot = producer?.snapshot(now: MonotonicClock.nowMicros()) ?? SourceSnapshot()
+        var snapshot = source?.snapshot(now: MonotonicClock.nowMicros()) ?? SourceSnapshot()
         snapshot.audioMuted = audioMuted
         snapshot.videoMuted = videoMuted
         return snapshot
@@ -292,6 +257,7 @@ extension Router {
 }
 
 extension Router: StreamUpstream {
+    var hasSource: Bool { source != nil }
     var isSimulcast: Bool { source?.isSimulcast ?? false }
 
     @inline(__always)

@@ -15,4 +15,7 @@ protocol StreamSource: AnyObject {
     func captureMicros(layer: Int, timestamp: UInt32) -> Int64?
     func storedPacket(layer: Int, sequence: UInt16) -> UnsafeMutableRawBufferPointer?
     func requestKeyFrames(_ requests: KeyFrameRequests)
+    /// What a relaying worker must know of the source now (`WorkerRelay`): asked of the home's
+    /// source only.
+    func snapshot(now: UInt64) -> SourceSnapshot
 }

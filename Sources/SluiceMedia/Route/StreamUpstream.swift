@@ -1,5 +1,5 @@
-/// What a player's consumer may ask of the stream it plays, and nothing more. The router
-/// hands itself to each consumer as this.
+/// What a sink (a player's consumer, a relay link, a recording) may ask of the stream it
+/// receives, and nothing more. The router hands itself to each sink as this.
 ///
 /// Reads only, plus key-frame requests. A request made while the producer is forwarding a
 /// packet is queued and taken by the producer after its fan-out (`Router.forward`), so no
@@ -8,6 +8,8 @@ protocol StreamUpstream: AnyObject {
     /// The source's layers as last measured (about once a second, off the packet path);
     /// empty without a publisher.
     var measuredLayers: [LayerSelector.Layer] { get }
+    /// True while the stream has a source: a publisher, or on another worker its relay.
+    var hasSource: Bool { get }
     var isSimulcast: Bool { get }
     /// Frame rate and temporal layer count of a layer (1 when it has no temporal layers).
     func layerTiming(_ layer: Int) -> (fps: Double, temporalLayers: Int)

@@ -64,6 +64,10 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
         set { delegateStorage = newValue }
     }
     public var state: State { stateStorage }
+    /// The media core's unit tests (SluiceMediaTests, through `@testable`): a transport that
+    /// counts as connected without a handshake, so a consumer forwards. With no SRTP keys and
+    /// no selected path, what it sends goes straight back to the pool.
+    func connectForTesting() { stateStorage = .connected }
     // Private storage behind the public properties: a `public` stored property of a class is
     // read under a dynamic exclusivity check (swift_beginAccess, about 70 instructions) on each
     // access, since another module might reach it; a private one that is only ever read and
