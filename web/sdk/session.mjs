@@ -30,6 +30,7 @@ export class Session extends Emitter {
     this.status = 'CONNECTING';
     this.sessionId = null;
     this.serverVersion = null;
+    this.identity = null;
     this.iceServers = [];
     ws.onmessage = (event) => this._receive(event.data);
     ws.onclose = (event) => this._closed(event.code, event.reason);
