@@ -3,7 +3,7 @@
 #   scripts/install-deps.sh          build and run dependencies (C libraries)
 #   scripts/install-deps.sh --test   also the test peers: chromium, coturn, iproute2, nftables,
 #                                    valgrind, redis-server (the cluster tests start their own),
-#                                    postgresql (the call-log tests start their own),
+#                                    postgresql (the call-log tests start their own), tsc,
 #                                    and a Python venv at .venv/ with aiortc, playwright, pytest...
 # Playwright's own browser download is never used (no network for it): the tests drive
 # Debian's /usr/bin/chromium through executable_path.
@@ -40,6 +40,9 @@ if [[ $with_test == 1 ]]; then
     packages+=(postgresql)
     # ffmpeg/ffprobe and mkvtoolnix (mkvinfo) check every recording the tests make.
     packages+=(ffmpeg mkvtoolnix)
+    # node-typescript (Debian's tsc; it brings nodejs): scripts/check-sdk-types.sh checks the
+    # browser SDK's declarations, web/sdk/sluice.d.ts.
+    packages+=(node-typescript)
     # Debian's python3 needs python3-venv for `python3 -m venv`; pyenv's Python has it built in.
     if ! command -v python3 >/dev/null; then
         packages+=(python3 python3-venv)

@@ -5,7 +5,8 @@
 #   layers   scripts/check-layering.sh: every import of a package module is declared in
 #            Package.swift and allowed by docs/design.md, and design.md's module table matches
 #            Package.swift; then (called at its end) scripts/check-doc-links.py: every
-#            relative markdown link resolves
+#            relative markdown link resolves; then scripts/check-sdk-types.sh (tsc on the
+#            browser SDK's declarations, web/sdk/sluice.d.ts)
 #   sdk      scripts/check-sdk-dependency.sh: a throwaway app depends on SluiceClient by
 #            version (a local git repo tagged 0.0.1) and builds; fails if SwiftPM refuses it
 #   unit     swift test
@@ -79,7 +80,7 @@ run_stage() {
 
 run_stage deps 1200 tail scripts/install-deps.sh --test
 run_stage build 2400 tail swift build -c release
-run_stage layers 300 tail scripts/check-layering.sh
+run_stage layers 300 tail bash -c 'scripts/check-layering.sh && scripts/check-sdk-types.sh'
 run_stage sdk 900 tail scripts/check-sdk-dependency.sh
 run_stage unit 2400 full swift test
 # Optimized code is what ships: the zero-allocation forwarding test runs in release (in a
