@@ -117,7 +117,7 @@ let package = Package(
         .target(name: "SluiceCalls", dependencies: ["SluiceVocabulary"], swiftSettings: swift6),
         // The call log in an SQLite file (one node) or in PostgreSQL (a cluster): versioned
         // schema, a writer thread, indexed pages.
-        .target(name: "SluiceCallLog", dependencies: ["SluiceCalls", "CSQLite", "CLibPQ"], swiftSettings: swift5),
+        .target(name: "SluiceCallLog", dependencies: ["SluiceCalls", "CSQLite", "CLibPQ"], swiftSettings: swift6),
         .target(name: "SluiceServer",
                 dependencies: ["SluiceWire", "SluiceJSON", "SluiceJSONParser", "SluiceVocabulary", "SluiceMedia",
                                "SluiceControl", "SluiceSignaling", "SluiceTransport", "SluiceCluster", "SluiceRecord",
