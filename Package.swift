@@ -111,7 +111,7 @@ let package = Package(
         // The cluster's shared state in Redis (docs/cluster.md): node heartbeats, stream claims.
         // Knows no media, no signaling: the server hands it figures and asks it for claims.
         .target(name: "SluiceCluster", dependencies: ["CHiredis", "SluiceJSON", "SluiceJSONParser"],
-                swiftSettings: swift5),
+                swiftSettings: swift6),
         // 1:1 calls (docs/protocol.md section 6, "Calls"): the pure state machine and the call
         // log's record types and store protocol. Knows no socket, no JSON and no database.
         .target(name: "SluiceCalls", dependencies: ["SluiceVocabulary"], swiftSettings: swift6),
