@@ -127,7 +127,7 @@ let package = Package(
                 // The media part needs SluiceTransport (epoll, Linux); signaling builds everywhere.
                 dependencies: ["SluiceWire", "SluiceRTP", "SluiceVocabulary", "SluiceSDP", "SluiceJSON",
                                .target(name: "SluiceTransport", condition: .when(platforms: [.linux]))],
-                swiftSettings: swift5),
+                swiftSettings: swift6),
         // Synthetic media (VP8 and Opus sources, a publisher, receive statistics): tooling for
         // the load tester, the tests and the benchmarks, not part of the SluiceClient product.
         .target(name: "SluiceTestMedia", dependencies: ["SluiceClient", "SluiceRTP", "SluiceWire"],
