@@ -97,7 +97,7 @@ let package = Package(
         // The JSON value (pure Swift, shared by the server and the client SDK) and, apart, the
         // server's strict parser over jansson, so the SDK does not link jansson.
         .target(name: "SluiceJSON", swiftSettings: swift6),
-        .target(name: "SluiceJSONParser", dependencies: ["SluiceJSON", "CJansson"], swiftSettings: swift5),
+        .target(name: "SluiceJSONParser", dependencies: ["SluiceJSON", "CJansson"], swiftSettings: swift6),
         .target(name: "SluiceSignaling",
                 dependencies: ["SluiceWire", "SluiceJSON", "SluiceJSONParser", "SluiceVocabulary", "SluiceMedia",
                                "SluiceControl", "SluiceTransport", "SluiceDataChannel", "SluiceCalls", "CWebsockets",
@@ -134,7 +134,7 @@ let package = Package(
                 swiftSettings: swift5),
         // A real PostgreSQL for the tests (initdb in a temporary folder, as a non-root user):
         // the call log's and the server's tests share it. Not part of any product.
-        .target(name: "SluiceTestPostgres", dependencies: ["CLibPQ"], swiftSettings: swift5),
+        .target(name: "SluiceTestPostgres", dependencies: ["CLibPQ"], swiftSettings: swift6),
         .executableTarget(name: "sluice", dependencies: ["SluiceServer", "CJemalloc"], swiftSettings: swift5),
         // The load tester (README.md "Load tester"): the library holds everything testable,
         // the executable only reads flags and runs it.
