@@ -3,8 +3,9 @@ import SluiceCalls
 /// The SQL the SQLite file and PostgreSQL share: one schema shape, the same upserts, the same
 /// page walks, so a page reads the same from either. Only the parameter markers differ.
 enum CallLogSQL {
-    /// How a database numbers parameters from 1: SQLite `?1`, PostgreSQL `$1`.
-    typealias Marker = (Int) -> String
+    /// How a database numbers parameters from 1: SQLite `?1`, PostgreSQL `$1`. `@Sendable`:
+    /// the two are static lets that every call log thread reads.
+    typealias Marker = @Sendable (Int) -> String
     static let sqliteMarker: Marker = { "?\($0)" }
     static let postgresMarker: Marker = { "$\($0)" }
 

@@ -3,6 +3,7 @@ import Foundation
 /// The life of one of the call log's threads (the writers, the PostgreSQL reader): work is
 /// handed over under `condition`, the thread waits on it, and `stop` waits until the thread
 /// has finished what it had. The owner's own state sits under the same `condition`.
+// @unchecked: `running` and `stopping` change only under `condition`, and every reader takes it.
 final class CallLogThread: @unchecked Sendable {
     let condition = NSCondition()
     /// Under `condition`: true from `start` until the thread's body returned.

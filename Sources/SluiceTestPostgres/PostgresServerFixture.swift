@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import Synchronization
 
 /// A real PostgreSQL 15 (Debian's `postgresql-15`) for the tests: `initdb` in a temporary
 /// folder, `postgres` on 127.0.0.1 and a free port, password authentication over TCP, fsync
@@ -8,7 +9,7 @@ import Foundation
 /// `postgres` user (or `sluicepg`, made here, where that user does not exist), through
 /// `setpriv`. Not installed is a failure that says how to install it, never a skip:
 /// scripts/install-deps.sh --test installs it.
-public final class PostgresServerFixture: @unchecked Sendable {
+public final class PostgresServerFixture: Sendable {
     public static let binaries = "/usr/lib/postgresql/15/bin"
     /// The superuser initdb makes, and its password (every URL of the tests carries it, so the
     /// tests can check that no message shows it).
@@ -29,8 +30,9 @@ public final class PostgresServerFixture: @unchecked Sendable {
     private var logFile: URL { folder.appendingPathComponent("postgres.log") }
     /// The OS user that runs PostgreSQL when the tests run as root.
     private let owner: (name: String, uid: uid_t, gid: gid_t)?
-    private let lock = NSLock()
-    private var process: Process?
+    /// The running `postgres`, nil while stopped. `start` and `stop` hold the lock throughout,
+    /// so that they never overlap.
+    private let process = Mutex<Process?>(nil)
 
     public init() throws(Failure) {
         guard FileManager.default.isExecutableFile(atPath: "\(Self.binaries)/postgres") else {
@@ -76,8 +78,14 @@ public final class PostgresServerFixture: @unchecked Sendable {
 
     /// Starts `postgres` on the data folder and waits until it accepts connections.
     public func start() throws(Failure) {
-        lock.lock()
-        defer { lock.unlock() }
+        try process.withLock { (process) throws(Failure) in
+            try start(into: &process)
+        }
+    }
+
+    /// `start`'s work, under the lock: `process` is what the mutex holds. It keeps the
+    /// started process even when it then fails to answer, as before, so `stop` ends it.
+    private func start(into process: inout Process?) throws(Failure) {
         guard process == nil else { return }
         let log: FileHandle
         do {
@@ -112,14 +120,14 @@ public final class PostgresServerFixture: @unchecked Sendable {
 
     /// A fast shutdown (SIGINT): open connections are cut, as in a restart.
     public func stop() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let process else { return }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGINT)
-            process.waitUntilExit()
+        process.withLock { process in
+            guard let running = process else { return }
+            if running.isRunning {
+                kill(running.processIdentifier, SIGINT)
+                running.waitUntilExit()
+            }
+            process = nil
         }
-        self.process = nil
     }
 
     /// Stops it and removes its folder.
@@ -178,27 +186,22 @@ public final class PostgresServerFixture: @unchecked Sendable {
 
     // MARK: Stopped with the process
 
-    private nonisolated(unsafe) static var running: [ObjectIdentifier: PostgresServerFixture] = [:]
-    private static let runningLock = NSLock()
+    private static let running = Mutex<[ObjectIdentifier: PostgresServerFixture]>([:])
 
     private static func register(_ fixture: PostgresServerFixture) {
-        runningLock.lock()
-        if running.isEmpty { atexit { PostgresServerFixture.stopAll() } }
-        running[ObjectIdentifier(fixture)] = fixture
-        runningLock.unlock()
+        running.withLock { running in
+            if running.isEmpty { atexit { PostgresServerFixture.stopAll() } }
+            running[ObjectIdentifier(fixture)] = fixture
+        }
     }
 
     private static func unregister(_ fixture: PostgresServerFixture) {
-        runningLock.lock()
-        running[ObjectIdentifier(fixture)] = nil
-        runningLock.unlock()
+        running.withLock { $0[ObjectIdentifier(fixture)] = nil }
     }
 
     /// At exit: the shared server lives as long as the process, and must not outlive it.
     private static func stopAll() {
-        runningLock.lock()
-        let all = Array(running.values)
-        runningLock.unlock()
+        let all = running.withLock { Array($0.values) }
         all.forEach { $0.stop(); try? FileManager.default.removeItem(at: $0.folder) }
     }
 

@@ -1,11 +1,12 @@
 import Foundation
 import SluiceCalls
+import Synchronization
 
 /// The call log in PostgreSQL (`calls.database` = `postgresql://...`): one log for every node
 /// of a cluster. Writes go to `PostgresCallLogWriter`'s thread, which holds them in memory
 /// while PostgreSQL is away (up to `Options.maxWaiting`); reads go to
 /// `PostgresCallLogReader`'s thread and connection, bounded by a statement timeout.
-public final class PostgresCallLog: CallLogBackend, @unchecked Sendable {
+public final class PostgresCallLog: CallLogBackend, Sendable {
     public struct Options: Sendable {
         /// Records held in memory while PostgreSQL does not answer (each call once: a call's
         /// newer record replaces its waiting one). Over it, the oldest waiting is dropped.
@@ -110,25 +111,18 @@ public final class PostgresCallLog: CallLogBackend, @unchecked Sendable {
 }
 
 /// The synchronous query's meeting point with the reader thread; a reply that comes after
-/// the wait gave up is dropped.
-private final class QueryAnswer: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var result: Result<CallLogPage, CallLogError>?
+/// the wait gave up is dropped (its signal only raises a count nobody waits on).
+private final class QueryAnswer: Sendable {
+    private let result = Mutex<Result<CallLogPage, CallLogError>?>(nil)
+    private let arrived = DispatchSemaphore(value: 0)
 
     func set(_ value: Result<CallLogPage, CallLogError>) {
-        condition.lock()
-        result = value
-        condition.signal()
-        condition.unlock()
+        result.withLock { $0 = value }
+        arrived.signal()
     }
 
     func wait(seconds: Double) -> Result<CallLogPage, CallLogError>? {
-        let deadline = Date().addingTimeInterval(seconds)
-        condition.lock()
-        defer { condition.unlock() }
-        while result == nil {
-            if !condition.wait(until: deadline) { break }
-        }
-        return result
+        _ = arrived.wait(timeout: .now() + seconds)
+        return result.withLock { $0 }
     }
 }

@@ -5,6 +5,7 @@ import SluiceCalls
 /// neither signaling nor the writer ever waits on a query. Requests queue (at most
 /// `maxWaiting`); each runs under the connection's `statement_timeout` and its reply goes out
 /// from this thread.
+// @unchecked: `requests` is under `condition`; `connection` is the reader thread's alone.
 final class PostgresCallLogReader: @unchecked Sendable {
     typealias Reply = @Sendable (Result<CallLogPage, CallLogError>) -> Void
     /// Requests beyond this are answered at once with an error: a database that stalls must

@@ -7,6 +7,7 @@ import Synchronization
 /// statements for up to `batchLimit` calls. While PostgreSQL is away (a restart, a network
 /// cut) the batch is tried again with a growing pause and the rest wait in
 /// `PendingCallRecords`, up to `bound`, so nothing is lost below it.
+// @unchecked: `pending`, `inFlight`, `stopDeadline`, `backlogReported` are under `condition`; the rest is the writer thread's or `let`.
 final class PostgresCallLogWriter: @unchecked Sendable {
     static let batchLimit = 500
     /// The pause after a failed try, in ms, doubles from the first to the last: a restart is

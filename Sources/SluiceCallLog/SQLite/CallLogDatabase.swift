@@ -3,18 +3,19 @@ import SluiceCalls
 /// The call log in an SQLite file (`calls.database`): the embedded default, nothing to run
 /// beside the server. Writes go to `CallLogWriter`'s thread; queries read on the caller's
 /// thread through a second connection. The file is in WAL mode, so neither waits for the other.
-public final class CallLogDatabase: CallLogBackend, @unchecked Sendable {
+public final class CallLogDatabase: CallLogBackend, Sendable {
     public let path: String
     public var location: String { path }
     private let writer: CallLogWriter
     private let reader: CallLogReader
-    private let writerConnection: SQLiteConnection
 
     /// Opens (or creates) the file and brings its schema up to date. `report` gets the
     /// writer's problems, each once (a failing disk, then its recovery), for the server's log.
     public init(path: String, report: @escaping @Sendable (String) -> Void = { _ in }) throws(CallLogError) {
         self.path = path
-        writerConnection = try SQLiteConnection(path: path)
+        // The writer keeps it (and closes it, `closeConnection`): the database holds no
+        // connection of its own, so that it is Sendable without a claim.
+        let writerConnection = try SQLiteConnection(path: path)
         do {
             // A file that is not a database fails here, with SQLite's "file is not a database".
             if try !writerConnection.switchToWAL() {
@@ -53,6 +54,6 @@ public final class CallLogDatabase: CallLogBackend, @unchecked Sendable {
     public func close() {
         writer.stop()
         reader.close()
-        writerConnection.close()
+        writer.closeConnection()
     }
 }

@@ -5,6 +5,7 @@ import Synchronization
 /// The call log's writer thread: signaling hands records over (`enqueue` only appends under a
 /// lock), and this thread stores each batch it finds in one transaction, so a burst of call
 /// ends costs one fsync, and a slow disk never holds up signaling.
+// @unchecked: `pending`, `enqueued`, `settled`, `droppedForBacklog` are under `condition`; the rest is the writer thread's or `let`.
 final class CallLogWriter: @unchecked Sendable {
     /// Records waiting beyond this are dropped (and said so once): a disk that stopped must not
     /// take the server's memory with it.
@@ -78,6 +79,11 @@ final class CallLogWriter: @unchecked Sendable {
     /// Stores what is waiting, then ends the thread.
     func stop() {
         thread.stop()
+    }
+
+    /// Closes the connection, after `stop`: the thread that used it is gone.
+    func closeConnection() {
+        connection.close()
     }
 
     private func loop() {

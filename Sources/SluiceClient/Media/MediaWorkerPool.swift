@@ -2,6 +2,7 @@
 import Foundation
 import SluiceTransport
 import SluiceWire
+import Synchronization
 
 /// A few media threads shared by many `PeerConnection`s (a load tester, a client with many
 /// streams): pass `next()` and `security` to `PeerConnection.init`. Each connection then opens
@@ -9,12 +10,12 @@ import SluiceWire
 /// only `count` threads.
 ///
 /// Close every connection before `stop()`.
-public final class MediaWorkerPool: @unchecked Sendable {
+public final class MediaWorkerPool: Sendable {
     public let workers: [MediaWorker]
     /// One DTLS certificate for all the pool's connections: a key per connection costs more.
     public let security: DTLSSecurity
-    private let cursor = NSLock()
-    private var nextIndex = 0
+    /// The index of the worker `next()` gives; any thread may ask.
+    private let nextIndex = Mutex(0)
 
     /// `count` workers bound to `bindAddress` (their primary sockets stay unused), each with
     /// `poolCapacity` packet buffers.
@@ -40,11 +41,11 @@ public final class MediaWorkerPool: @unchecked Sendable {
 
     /// The worker for the next connection, round robin.
     public func next() -> MediaWorker {
-        cursor.lock()
-        defer { cursor.unlock() }
-        let worker = workers[nextIndex]
-        nextIndex = (nextIndex + 1) % workers.count
-        return worker
+        nextIndex.withLock { index in
+            let worker = workers[index]
+            index = (index + 1) % workers.count
+            return worker
+        }
     }
 
     /// Stops the threads (idempotent).
@@ -59,16 +60,18 @@ public final class MediaWorkerPool: @unchecked Sendable {
             let done = DispatchSemaphore(value: 0)
             let value = CPUReading()
             worker.execute {
-                value.micros = MediaWorker.threadCPUMicros()
+                value.micros.store(MediaWorker.threadCPUMicros(), ordering: .relaxed)
                 done.signal()
             }
-            if done.wait(timeout: .now() + 5) == .success { total += value.micros }
+            if done.wait(timeout: .now() + 5) == .success { total += value.micros.load(ordering: .relaxed) }
         }
         return total
     }
 }
 
-private final class CPUReading: @unchecked Sendable {
-    var micros: UInt64 = 0
+/// A worker's reading, handed back through the semaphore (which orders the store before the
+/// load); atomic because a reading that comes after the wait gave up still writes it.
+private final class CPUReading: Sendable {
+    let micros = Atomic<UInt64>(0)
 }
 #endif

@@ -20,6 +20,7 @@ import Synchronization
 /// (the load tester) can share a few workers instead (`init(configuration:worker:)`): each
 /// then opens a UDP socket of its own on the shared worker, which tells connections to the
 /// same server address apart by that local socket.
+// @unchecked: the `var`s are the worker thread's, but `answer` and `delegate`, set before the worker first reads them.
 public final class PeerConnection: @unchecked Sendable {
     public enum State: Int, Sendable {
         case new, connecting, connected, failed, closed

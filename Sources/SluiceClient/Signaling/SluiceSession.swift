@@ -46,6 +46,7 @@ public enum TrackKind: String, Sendable, Hashable {
 ///
 /// Platform-neutral: Foundation only. The WebSocket comes from a `SignalingChannel`.
 @available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, *)
+// @unchecked: the four `var`s are read and written under `lock` only (NSLock: Mutex needs macOS 15); the rest is Sendable `let`s.
 public final class SluiceSession: @unchecked Sendable {
     public let url: URL
     /// Notifications from the server. Iterate it from one task.

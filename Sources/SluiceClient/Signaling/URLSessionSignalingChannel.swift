@@ -7,6 +7,7 @@ import FoundationNetworking
 /// It builds on Linux too, where it works only with a libcurl that supports WebSockets.
 @available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, *)
 public final class URLSessionSignalingChannel: NSObject, SignalingChannel, URLSessionWebSocketDelegate,
+    // @unchecked: an NSObject whose every `var` is read and written under `lock` (NSLock: Mutex needs macOS 15).
     @unchecked Sendable {
     public let url: URL
     private let lock = NSLock()

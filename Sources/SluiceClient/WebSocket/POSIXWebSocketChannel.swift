@@ -7,6 +7,7 @@ import Glibc
 ///
 /// The reader thread owns the socket's lifetime: it alone closes the descriptor, so a
 /// `close()` from another thread can never hit a descriptor number reused meanwhile.
+// @unchecked: the `var`s change only under `lock`; the reader thread, `fd`'s one writer, alone reads it without.
 public final class POSIXWebSocketChannel: SignalingChannel, @unchecked Sendable {
     public let url: URL
     /// A message (after reassembly) larger than this closes the connection.
