@@ -14,12 +14,12 @@ struct ConsumerTests {
         let router: Router
         let source: TestSource
         let consumer: Consumer
-        var videoSent: UInt64 { consumer.sender.video?.packets ?? 0 }
+        var videoSent: UInt64 { consumer.sender.state.video?.packets ?? 0 }
         /// The source sequence number of each video packet sent, oldest first.
         var sentSources: [UInt16] {
-            guard let newest = consumer.forwarder.video?.munger.lastOutSequence else { return [] }
+            guard let newest = consumer.state.forwarder.video?.munger.lastOutSequence else { return [] }
             let last = UInt16(truncatingIfNeeded: newest)
-            return (0..<UInt16(videoSent)).reversed().compactMap { consumer.sender.sent.lookup(last &- $0)?.sourceSequence }
+            return (0..<UInt16(videoSent)).reversed().compactMap { consumer.sender.state.sent.lookup(last &- $0)?.sourceSequence }
         }
     }
 
@@ -63,7 +63,7 @@ struct ConsumerTests {
     ])
     func aJoiningPlayerTargetsTheLayerItsConstraintsAllow(_ test: LayerCase) throws {
         let s = try setup(StreamConstraints(video: test.video))
-        #expect(s.consumer.forwarder.targetLayer == test.layer)
+        #expect(s.consumer.state.forwarder.targetLayer == test.layer)
         #expect(s.consumer.currentLayer == nil)
         #expect(s.source.requests.last?.contains(layer: test.layer) == true)
         #expect(s.consumer.wantedVideoLayers == 1 << UInt32(test.layer))
@@ -141,7 +141,7 @@ struct ConsumerTests {
             _ = s.source.forward(bytes, layer: 2, now: start + 2_000_000 + UInt64(sequence - 404) * 100_000)
         }
         #expect(s.consumer.cacheStarts == 1)
-        #expect(s.consumer.catchUpLayer == -1, "the walk did not reach the live edge")
+        #expect(s.consumer.state.catchUpLayer == -1, "the walk did not reach the live edge")
         #expect(s.sentSources == Array(400...406))
     }
 }

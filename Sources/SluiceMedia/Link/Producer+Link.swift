@@ -8,13 +8,13 @@ import SluiceWire
 extension Producer {
     /// An APP packet on the link: the origin's stream state. Anything else is ignored.
     func linkMessage(_ bytes: UnsafeRawBufferPointer, now: UInt64) {
-        guard let state = RTCPLinkState(parsing: bytes) else { return }
-        if linkWatch!.arrived(state, now: now) {
-            report(.linkMuted(parameters.handle, flags: state.mute.rawValue))
+        guard let linkState = RTCPLinkState(parsing: bytes) else { return }
+        if linkWatch!.arrived(linkState, now: now) {
+            report(.linkMuted(parameters.handle, flags: linkState.mute.rawValue))
         }
         // With no video layer wanted (and maybe no audio in the stream) no media comes, by
         // request: the live link's state stands in for it, so the RTP-activity check holds.
-        if linkRequest.sent == 0 { lastMediaMicros = now }
+        if linkRequest.sent == 0 { state.lastMediaMicros = now }
     }
 
     /// A silent link fails; the control plane asks its origin for a new one at once.
@@ -28,7 +28,7 @@ extension Producer {
     /// player chose or reached a layer, came or went, on any worker) and every
     /// `LinkLayerRequest.resendMicros` again. Cheap when neither: a flag and a clock test.
     func sendWantedLayers(now: UInt64) {
-        guard transport.isConnected, let router, !layers.isEmpty else { return }
+        guard transport.isConnected, let router, !state.layers.isEmpty else { return }
         let changed = router.takeWantedLayersChanged()
         guard changed || linkRequest.resendDue(now: now) else { return }
         guard let request = linkRequest.due(mask: router.wantedVideoLayers(), now: now) else { return }
@@ -39,7 +39,9 @@ extension Producer {
     /// The origin's figures of a layer this link has not carried lately (its players need it
     /// not): the edge's players choose among every layer the origin has, as its own do.
     func originLayer(_ i: Int, now: UInt64) -> RTCPLinkState.Layer? {
-        guard let linkWatch, linkWatch.layers.indices.contains(i), !layers[i].isActive(now: now) else { return nil }
+        guard let linkWatch, linkWatch.layers.indices.contains(i), !state.layers[i].isActive(now: now) else {
+            return nil
+        }
         return linkWatch.layers[i]
     }
 }

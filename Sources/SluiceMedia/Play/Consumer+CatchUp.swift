@@ -12,13 +12,13 @@ extension Consumer {
               let mark = upstream.cachedKeyFrame(layer: layer, now: now, maxAgeMicros: cacheMaxAge) else { return false }
         if let refused = refusedCache, refused.layer == layer, refused.generation == mark.generation { return false }
         let layerKbps = upstream.measuredLayers.first { $0.index == layer }?.bitrateKbps ?? 0
-        catchUp = CatchUp(layer: layer, from: mark, layerKbps: layerKbps, estimateKbps: feedback.bandwidthKbps,
+        state.catchUp = CatchUp(layer: layer, from: mark, layerKbps: layerKbps, estimateKbps: feedback.bandwidthKbps,
                           clockRate: video.clockRate, now: now)
-        catchUpLayer = layer
+        state.catchUpLayer = layer
         transport.worker.tickSoon(self)
-        let sentBefore = sender.video?.packets ?? 0
+        let sentBefore = sender.state.video?.packets ?? 0
         continueCatchUp(now: now)
-        guard sender.video?.packets ?? 0 > sentBefore else {
+        guard sender.state.video?.packets ?? 0 > sentBefore else {
             // The cached key frame did not start the video (another layer became the target,
             // or the packet was not what the mark said): ask the publisher, as without a cache.
             endCatchUp()
@@ -33,16 +33,16 @@ extension Consumer {
     /// live packet of the layer and on every worker tick while the walk lasts.
     @inline(never)
     func continueCatchUp(now: UInt64) {
-        guard var walk = catchUp, let upstream, let mark = upstream.keyFrameMark(layer: walk.layer) else {
+        guard var walk = state.catchUp, let upstream, let mark = upstream.keyFrameMark(layer: walk.layer) else {
             endCatchUp()
             return
         }
-        if walk.skip(to: mark) { forwarder.restartVideoAfterSkip() }
+        if walk.skip(to: mark) { state.forwarder.restartVideoAfterSkip() }
         guard Int(mark.newestSequence &- walk.next) < RetransmissionBuffer.slots - 16 else {
             // The live edge ran so far ahead that the buffer is overwriting what is next: start
             // over on a key frame the publisher sends.
             endCatchUp()
-            forwarder.restart(.video)
+            state.forwarder.restart(.video)
             upstream.requestKeyFrame(layer: walk.layer)
             return
         }
@@ -56,20 +56,20 @@ extension Consumer {
             }
             guard walk.mayGo(size: bytes.count, timestamp: packet.timestamp, now: now) else { break }
             if walk.startsLaterFrame(timestamp: packet.timestamp) {
-                forwarder.retimeVideo(timestamp: packet.timestamp,
-                                      to: walk.outTimestamp(lastOut: forwarder.videoLastOutTimestamp, now: now))
+                state.forwarder.retimeVideo(timestamp: packet.timestamp,
+                                      to: walk.outTimestamp(lastOut: state.forwarder.videoLastOutTimestamp, now: now))
             }
             let (isKeyFrame, temporalLayer, vp8) = videoCodec.describe(UnsafeRawBufferPointer(packet.payload))
             sendCached(ForwardedPacket(packet: packet, kind: .video, layer: walk.layer, isKeyFrame: isKeyFrame,
                                        temporalLayer: temporalLayer, vp8: vp8, clockRate: clockRate, audioLevel: nil,
                                        now: now))
-            walk.firstFrameSent(out: forwarder.videoLastOutTimestamp, now: now)
+            walk.firstFrameSent(out: state.forwarder.videoLastOutTimestamp, now: now)
             walk.advance(size: bytes.count)
         }
         if walk.reachedLiveEdge(newestSequence: mark.newestSequence) {
             endCatchUp()
         } else {
-            catchUp = walk
+            state.catchUp = walk
         }
     }
 
@@ -79,9 +79,10 @@ extension Consumer {
     /// between DTLS and the first frame in the join measurements). False when nothing cached
     /// fits, and the next packet decides as before.
     func startCatchUpOnConnect(now: UInt64) -> Bool {
-        guard instantJoin, catchUpLayer < 0, forwarder.currentLayer == nil, forwarder.video?.enabled == true,
+        guard instantJoin, state.catchUpLayer < 0, state.forwarder.currentLayer == nil,
+              state.forwarder.video?.enabled == true,
               let upstream else { return false }
-        let target = forwarder.targetLayer
+        let target = state.forwarder.targetLayer
         if target != Int.max { return startCatchUp(layer: target, now: now) }
         // No layer chosen yet (nothing measured): the forwarder starts on any layer's key frame.
         for layer in upstream.measuredLayers
@@ -93,13 +94,13 @@ extension Consumer {
 
     /// A join may start from an older key frame than a switch or a resume (`KeyFrameMark`).
     var cacheMaxAge: UInt64 {
-        sender.video?.packets ?? 0 == 0 ? KeyFrameMark.maxJoinAgeMicros : KeyFrameMark.maxSwitchAgeMicros
+        sender.state.video?.packets ?? 0 == 0 ? KeyFrameMark.maxJoinAgeMicros : KeyFrameMark.maxSwitchAgeMicros
     }
 
     func endCatchUp() {
-        guard catchUpLayer >= 0 else { return }
-        catchUp = nil
-        catchUpLayer = -1
+        guard state.catchUpLayer >= 0 else { return }
+        state.catchUp = nil
+        state.catchUpLayer = -1
     }
 
     /// A key frame request for joining, resuming or switching, unless instant join has one
@@ -108,7 +109,7 @@ extension Consumer {
     func requestKeyFrameUnlessCached(layer: Int?, now: UInt64) {
         guard let upstream else { return }
         if instantJoin {
-            let target = forwarder.targetLayer
+            let target = state.forwarder.targetLayer
             let candidates = layer.map { $0...$0 } ?? (target != Int.max ? target...target : 0...7)
             for candidate in candidates
             where upstream.cachedKeyFrame(layer: candidate, now: now, maxAgeMicros: cacheMaxAge) != nil { return }

@@ -17,10 +17,10 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
     let sender: RTPSender
     private(set) var feedback: PlayerFeedback
 
-    /// What each packet and each worker tick touch, in memory the consumer owns (freed in
-    /// deinit): as stored `var`s mutated through calls they would each cost a dynamic
-    /// exclusivity check per packet (docs/design.md, hot-path rule 8). Worker thread only.
-    private struct PacketState {
+    /// What each packet and each worker tick touch, in memory the consumer owns (`OwnedState`):
+    /// as stored `var`s mutated through calls they would each cost a dynamic exclusivity check
+    /// per packet (docs/design.md, hot-path rule 8). Worker thread only.
+    struct PacketState {
         var forwarder: Forwarder
         var prober = Prober()
         var announcedPlaying = false
@@ -30,31 +30,7 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
         var catchUp: CatchUp?
         var catchUpLayer = -1
     }
-    private let packetState: UnsafeMutablePointer<PacketState>
-    var forwarder: Forwarder {
-        _read { yield packetState.pointee.forwarder }
-        _modify { yield &packetState.pointee.forwarder }
-    }
-    private var prober: Prober {
-        _read { yield packetState.pointee.prober }
-        _modify { yield &packetState.pointee.prober }
-    }
-    private var announcedPlaying: Bool {
-        get { packetState.pointee.announcedPlaying }
-        set { packetState.pointee.announcedPlaying = newValue }
-    }
-    private var nextReport: UInt64 {
-        get { packetState.pointee.nextReport }
-        set { packetState.pointee.nextReport = newValue }
-    }
-    var catchUp: CatchUp? {
-        _read { yield packetState.pointee.catchUp }
-        _modify { yield &packetState.pointee.catchUp }
-    }
-    var catchUpLayer: Int {
-        get { packetState.pointee.catchUpLayer }
-        set { packetState.pointee.catchUpLayer = newValue }
-    }
+    let state: OwnedState<PacketState>
 
     /// `apps[].instantJoin`: start from a layer's cached key frame when there is one.
     let instantJoin: Bool
@@ -78,11 +54,11 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
     private var videoMutedByPlayer = false
 
     var bandwidthKbps: Double? { feedback.bandwidthKbps }
-    var currentLayer: Int? { forwarder.currentLayer }
+    var currentLayer: Int? { state.forwarder.currentLayer }
     /// The video layers this player needs now (`LinkLayerRequest.layers`).
     override var wantedVideoLayers: UInt32 {
-        LinkLayerRequest.layers(current: forwarder.currentLayer, target: forwarder.targetLayer,
-                                videoEnabled: forwarder.video?.enabled ?? false)
+        LinkLayerRequest.layers(current: state.forwarder.currentLayer, target: state.forwarder.targetLayer,
+                                videoEnabled: state.forwarder.video?.enabled ?? false)
     }
 
     init(parameters: EndpointParameters, constraints: StreamConstraints, transport: WebRTCTransport,
@@ -94,8 +70,7 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
         self.transport = transport
         self.statsBoard = statsBoard
         let video = parameters.video
-        packetState = .allocate(capacity: 1)
-        packetState.initialize(to: PacketState(forwarder: Forwarder(
+        state = OwnedState(PacketState(forwarder: Forwarder(
             audio: parameters.audio.map { _ in Forwarder.Track(enabled: constraints.audio) },
             video: video.map { _ in Forwarder.Track(enabled: constraints.video != nil) },
             rewritesVP8: videoCodec == .vp8)))
@@ -103,18 +78,13 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
         feedback = PlayerFeedback(audioSSRC: parameters.audio?.localSSRC, videoSSRC: video?.localSSRC)
     }
 
-    deinit {
-        packetState.deinitialize(count: 1)
-        packetState.deallocate()
-    }
-
     /// A publisher arrived or left. The next packet of each kind restarts the output
     /// sequence right after the last one sent, so the player sees no gap.
     override func sourceChanged(present: Bool) {
         hasSource = present
-        forwarder.sourceChanged()
+        state.forwarder.sourceChanged()
         endCatchUp()
-        announcedPlaying = false
+        state.announcedPlaying = false
         upstream?.wantedLayersChanged()
         if present {
             let now = MonotonicClock.nowMicros()
@@ -128,12 +98,12 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
     @inline(__always)
     override func forward(_ item: borrowing ForwardedPacket) {
         guard transport.isConnected else { return }
-        if catchUpLayer >= 0 && item.kind == .video && item.layer == catchUpLayer {
+        if state.catchUpLayer >= 0 && item.kind == .video && item.layer == state.catchUpLayer {
             // The walk reads this packet from the buffer when its turn comes.
             continueCatchUp(now: item.now)
             return
         }
-        let decision = forwarder.decide(item) { layer, timestamp in
+        let decision = state.forwarder.decide(item) { layer, timestamp in
             upstream?.captureMicros(layer: layer, timestamp: timestamp)
         }
         switch decision {
@@ -151,8 +121,8 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
     private func deliver(_ item: borrowing ForwardedPacket, _ rewrite: ForwardRewrite) {
         if let layerSwitch = rewrite.layerSwitch { layerSwitched(layerSwitch) }
         guard sender.send(item, rewrite) else { return }
-        if !announcedPlaying {
-            announcedPlaying = true
+        if !state.announcedPlaying {
+            state.announcedPlaying = true
             report(.playing(parameters.handle))
         }
     }
@@ -168,7 +138,7 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
     /// starts nothing (the walk goes on to the live edge).
     @inline(never)
     func sendCached(_ item: borrowing ForwardedPacket) {
-        let decision = forwarder.decide(item) { layer, timestamp in
+        let decision = state.forwarder.decide(item) { layer, timestamp in
             upstream?.captureMicros(layer: layer, timestamp: timestamp)
         }
         guard case .forward(let rewrite) = decision else { return }
@@ -191,14 +161,14 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
     /// Picks the layer this player should get (LayerSelector); a change asks that layer for a
     /// key frame, and the switch happens when it arrives.
     func selectLayer(now: UInt64) {
-        guard let upstream, forwarder.video != nil else { return }
+        guard let upstream, state.forwarder.video != nil else { return }
         let layers = upstream.measuredLayers
         let wanted = constraints.video ?? VideoConstraints()
         var choice: LayerSelector.Choice
         if let chosen = LayerSelector.choose(layers: layers, constraints: wanted, bandwidthKbps: limitingBandwidth(now: now),
-                                             current: forwarder.currentLayer) {
+                                             current: state.forwarder.currentLayer) {
             choice = chosen
-        } else if forwarder.targetLayer == Int.max {
+        } else if state.forwarder.targetLayer == Int.max {
             // Nothing measured yet: start from what the constraints say with no sizes known.
             let unknown = layers.map { LayerSelector.Layer(index: $0.index, width: 0, height: 0) }
             guard let chosen = LayerSelector.choose(layers: unknown, constraints: wanted, bandwidthKbps: nil) else { return }
@@ -207,21 +177,22 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
             return
         }
         if holdsUncongestedDrop(choice, layers: layers, now: now) {
-            choice = LayerSelector.Choice(layer: forwarder.targetLayer, reason: targetReason,
+            choice = LayerSelector.Choice(layer: state.forwarder.targetLayer, reason: targetReason,
                                           notEnoughBandwidth: choice.notEnoughBandwidth)
         }
-        let wasProbing = prober.isProbing
-        prober.consider(choice: choice, layers: layers, constraints: wanted, current: forwarder.currentLayer,
+        let wasProbing = state.prober.isProbing
+        state.prober.consider(choice: choice, layers: layers, constraints: wanted,
+                              current: state.forwarder.currentLayer,
                         remoteFractionLost: feedback.remoteFractionLost, estimate: &feedback.estimate, now: now)
-        if prober.isProbing && !wasProbing { transport.worker.tickSoon(self) }
-        forwarder.maxTemporalLayer = Forwarder.temporalLayerLimit(fpsCap: wanted.fps,
+        if state.prober.isProbing && !wasProbing { transport.worker.tickSoon(self) }
+        state.forwarder.maxTemporalLayer = Forwarder.temporalLayerLimit(fpsCap: wanted.fps,
                                                                   timing: upstream.layerTiming(choice.layer))
-        if choice.layer != forwarder.targetLayer {
-            forwarder.targetLayer = choice.layer
+        if choice.layer != state.forwarder.targetLayer {
+            state.forwarder.targetLayer = choice.layer
             targetReason = choice.reason
             // Before the key-frame request: an edge asks its origin for the layer first.
             upstream.wantedLayersChanged()
-            if forwarder.currentLayer != nil { requestKeyFrameUnlessCached(layer: choice.layer, now: now) }
+            if state.forwarder.currentLayer != nil { requestKeyFrameUnlessCached(layer: choice.layer, now: now) }
         }
         if choice.notEnoughBandwidth != notEnoughBandwidthReported {
             notEnoughBandwidthReported = choice.notEnoughBandwidth
@@ -236,8 +207,9 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
     /// shortfall has lasted `uncongestedDropMicros`: stepping at once made a player that had
     /// just climbed back to the top flap down and up. Loss or queueing steps down at once.
     private func holdsUncongestedDrop(_ choice: LayerSelector.Choice, layers: [LayerSelector.Layer], now: UInt64) -> Bool {
-        guard choice.reason == .bandwidth, forwarder.targetLayer != Int.max, choice.layer != forwarder.targetLayer,
-              let target = layers.first(where: { $0.index == forwarder.targetLayer }),
+        let targetIndex = state.forwarder.targetLayer
+        guard choice.reason == .bandwidth, targetIndex != Int.max, choice.layer != targetIndex,
+              let target = layers.first(where: { $0.index == targetIndex }),
               let chosen = layers.first(where: { $0.index == choice.layer }),
               LayerSelector.ranksBelow(chosen, target), !feedback.estimate.congested(now: now) else {
             uncongestedDropSince = nil
@@ -270,11 +242,11 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
     func update(_ constraints: StreamConstraints) {
         self.constraints = constraints
         selectLayer(now: MonotonicClock.nowMicros())
-        forwarder.audio?.enabled = constraints.audio && !audioMutedByPlayer
+        state.forwarder.audio?.enabled = constraints.audio && !audioMutedByPlayer
         let videoEnabled = constraints.video != nil && !videoMutedByPlayer
-        if forwarder.video?.enabled == false && videoEnabled { forwarder.restart(.video) }
-        if forwarder.video != nil && forwarder.video!.enabled != videoEnabled { upstream?.wantedLayersChanged() }
-        forwarder.video?.enabled = videoEnabled
+        if state.forwarder.video?.enabled == false && videoEnabled { state.forwarder.restart(.video) }
+        if let video = state.forwarder.video, video.enabled != videoEnabled { upstream?.wantedLayersChanged() }
+        state.forwarder.video?.enabled = videoEnabled
     }
 
     /// The player's own mute of what it receives. Resuming video waits for a key frame and
@@ -283,7 +255,7 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
         if kind == .audio { audioMutedByPlayer = muted } else { videoMutedByPlayer = muted }
         update(constraints)
         if kind == .video && !muted {
-            forwarder.restart(.video)
+            state.forwarder.restart(.video)
             endCatchUp()
             requestKeyFrameUnlessCached(layer: nil, now: MonotonicClock.nowMicros())
         }
@@ -291,7 +263,7 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
 
     /// The stream-wide mute of `kind` changed; video resumes on a key frame.
     override func streamMuteChanged(_ kind: MediaKind) {
-        forwarder.restart(kind)
+        state.forwarder.restart(kind)
         if kind == .video { endCatchUp() }
     }
 
@@ -315,8 +287,9 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
     func transport(_ transport: WebRTCTransport, didReceiveRTCP bytes: UnsafeMutableRawBufferPointer, now: UInt64) {
         var iterator = RTCPCompoundIterator(UnsafeRawBufferPointer(bytes))
         while let (packet, _) = iterator.next() {
-            let action = feedback.receive(packet, history: sender.history, sentKbps: sender.sentKbps,
-                                          videoKbps: sender.video?.bitrate.kbps ?? 0, prober: &prober, now: now)
+            let action = feedback.receive(packet, history: sender.state.history, sentKbps: sender.sentKbps,
+                                          videoKbps: sender.state.video?.bitrate.kbps ?? 0, prober: &state.prober,
+                                          now: now)
             switch action {
             case .none:
                 continue
@@ -336,16 +309,16 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
     // MARK: Ticks and reports
 
     func tick(now: UInt64) {
-        if catchUpLayer >= 0 { continueCatchUp(now: now) }
-        if prober.isProbing {
-            if now < prober.until {
+        if state.catchUpLayer >= 0 { continueCatchUp(now: now) }
+        if state.prober.isProbing {
+            if now < state.prober.until {
                 sendPadding(now: now)
-            } else if prober.stop(estimate: &feedback.estimate, now: now) {
+            } else if state.prober.stop(estimate: &feedback.estimate, now: now) {
                 selectLayer(now: now)
             }
         }
-        guard now >= nextReport else { return }
-        nextReport = now + 1_000_000
+        guard now >= state.nextReport else { return }
+        state.nextReport = now + 1_000_000
         sender.sampleRates(now: now)
         if transport.isConnected { sender.sendSenderReports(now: now) }
         if feedback.haveReceiverReport {
@@ -362,14 +335,16 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
     /// A catch-up and a probe pace packets at every turn; otherwise only the reports are due.
     /// Both start outside a tick (`startCatchUp`, `selectLayer`), which calls `tickSoon`.
     func nextTick(after now: UInt64) -> UInt64 {
-        catchUpLayer >= 0 || prober.isProbing ? now + MediaWorker.tickMicros : nextReport
+        state.catchUpLayer >= 0 || state.prober.isProbing ? now + MediaWorker.tickMicros : state.nextReport
     }
 
     /// Padding between frames only, on video that is running.
     private func sendPadding(now: UInt64) {
-        guard let video = forwarder.video, video.enabled, !video.needsRestart, sender.videoAtFrameBoundary else { return }
-        sender.sendPadding(budget: prober.budget(tickMicros: MediaWorker.tickMicros), now: now) {
-            forwarder.insertVideoPacket()
+        guard let video = state.forwarder.video, video.enabled, !video.needsRestart, sender.videoAtFrameBoundary else {
+            return
+        }
+        sender.sendPadding(budget: state.prober.budget(tickMicros: MediaWorker.tickMicros), now: now) {
+            state.forwarder.insertVideoPacket()
         }
     }
 
@@ -390,13 +365,13 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
                 s.plis = feedback.plisReceived
                 s.firs = feedback.firsReceived
                 s.nacks = feedback.nacksReceived
-                s.layer = forwarder.currentLayer
+                s.layer = state.forwarder.currentLayer
                 s.availableBandwidthKbps = bandwidthKbps
                 s.fps = track.frames.fps
                 s.cacheStarts = cacheStarts
                 if let upstream {
                     s.layers = upstream.layerStats(now: MonotonicClock.nowMicros())
-                    if let layer = forwarder.currentLayer {
+                    if let layer = state.forwarder.currentLayer {
                         let size = upstream.layerSize(layer)
                         s.width = size.width
                         s.height = size.height
@@ -406,7 +381,7 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
             return s
         }
         var stats = HandleStats(handle: parameters.handle, stream: parameters.stream, role: .play,
-                                audio: kindStats(sender.audio), video: kindStats(sender.video))
+                                audio: kindStats(sender.state.audio), video: kindStats(sender.state.video))
         stats.connectionQuality = quality
         stats.transportProtocol = transport.selectedPath.map { $0.isTCP ? "tcp" : "udp" }
         stats.tcpSendDroppedPackets = transport.tcpSendDroppedPackets

@@ -26,11 +26,11 @@ final class RTPSender {
     @inline(__always)
     private func giveBack(_ buffer: Int32) { poolReference._withUnsafeGuaranteedRef { $0.give(buffer) } }
 
-    /// What each packet writes, in memory the sender owns (freed in deinit) rather than stored
+    /// What each packet writes, in memory the sender owns (`OwnedState`) rather than stored
     /// `var`s: those a packet mutates through calls would each cost a dynamic exclusivity
     /// check per packet (docs/design.md, hot-path rule 8). Worker thread only; no access
     /// overlaps another.
-    private struct SendState {
+    struct SendState {
         var audio: OutgoingTrack?
         var video: OutgoingTrack?
         var history: SendHistory
@@ -39,32 +39,7 @@ final class RTPSender {
         /// The transport-wide sequence number the header being written took, or -1.
         var pendingTransportSequence: Int32 = -1
     }
-    private let state: UnsafeMutablePointer<SendState>
-    private(set) var audio: OutgoingTrack? {
-        _read { yield state.pointee.audio }
-        _modify { yield &state.pointee.audio }
-    }
-    private(set) var video: OutgoingTrack? {
-        _read { yield state.pointee.video }
-        _modify { yield &state.pointee.video }
-    }
-    /// What was sent when, for the player's transport-cc feedback.
-    private(set) var history: SendHistory {
-        _read { yield state.pointee.history }
-        _modify { yield &state.pointee.history }
-    }
-    private(set) var sent: SentPacketMap {
-        _read { yield state.pointee.sent }
-        _modify { yield &state.pointee.sent }
-    }
-    private var transportSequence: UInt16 {
-        get { state.pointee.transportSequence }
-        set { state.pointee.transportSequence = newValue }
-    }
-    private var pendingTransportSequence: Int32 {
-        get { state.pointee.pendingTransportSequence }
-        set { state.pointee.pendingTransportSequence = newValue }
-    }
+    let state: OwnedState<SendState>
     private var rtcpScratch = [UInt8](repeating: 0, count: 1500)
     /// Which tracks exist (fixed at init): `audio != nil` on the packet path copied the whole
     /// optional track out of its storage to compare it (an outlined copy, with a retain and a
@@ -77,20 +52,14 @@ final class RTPSender {
         poolReference = Unmanaged.passUnretained(transport.worker.pool)
         hasAudio = audio != nil
         hasVideo = video != nil
-        state = .allocate(capacity: 1)
-        state.initialize(to: SendState(
+        state = OwnedState(SendState(
             audio: audio.map(OutgoingTrack.init), video: video.map(OutgoingTrack.init),
             history: SendHistory(enabled: audio?.extensions.transportCC != nil || video?.extensions.transportCC != nil)))
     }
 
-    deinit {
-        state.deinitialize(count: 1)
-        state.deallocate()
-    }
-
     /// What goes to the player now (kbit/s), both kinds (padding not counted), for the estimators.
-    var sentKbps: Double { (video?.bitrate.kbps ?? 0) + (audio?.bitrate.kbps ?? 0) }
-    var videoAtFrameBoundary: Bool { video?.atFrameBoundary ?? false }
+    var sentKbps: Double { (state.video?.bitrate.kbps ?? 0) + (state.audio?.bitrate.kbps ?? 0) }
+    var videoAtFrameBoundary: Bool { state.video?.atFrameBoundary ?? false }
 
     // MARK: Forwarded packets (hot path)
 
@@ -100,10 +69,10 @@ final class RTPSender {
     func send(_ item: borrowing ForwardedPacket, _ rewrite: ForwardRewrite) -> Bool {
         if item.kind == .audio {
             guard hasAudio else { return false }
-            return send(item, rewrite, track: &state.pointee.audio!)
+            return send(item, rewrite, track: &state.audio!)
         }
         guard hasVideo else { return false }
-        return send(item, rewrite, track: &state.pointee.video!)
+        return send(item, rewrite, track: &state.video!)
     }
 
     @inline(__always)
@@ -125,7 +94,7 @@ final class RTPSender {
         }
         if item.kind == .video {
             track.frames.record(timestamp: rewrite.timestamp)
-            sent.record(.init(outTimestamp: rewrite.timestamp, pictureID: descriptor.pictureID,
+            state.sent.record(.init(outTimestamp: rewrite.timestamp, pictureID: descriptor.pictureID,
                               outSequence: rewrite.sequence, sourceSequence: packet.sequenceNumber,
                               tl0PicIdx: descriptor.tl0PicIdx, layer: UInt8(truncatingIfNeeded: item.layer), valid: true))
         }
@@ -166,7 +135,7 @@ final class RTPSender {
         let ids = track.extensionIDs
         // Each header says for itself whether it took a number (a packet dropped after its
         // header was written must not leave its number to the next one).
-        pendingTransportSequence = -1
+        state.pendingTransportSequence = -1
         if let id = ids.mid {
             if let mid = track.mid {
                 _ = mid.withUnsafeBytes { sink.append(id: id, value: $0) }
@@ -176,9 +145,9 @@ final class RTPSender {
         }
         if let id = ids.absSendTime { sink.append(id: id, uint24: AbsSendTime.value(micros: now)) }
         if let id = ids.transportCC {
-            sink.append(id: id, uint16: transportSequence)
-            pendingTransportSequence = Int32(transportSequence)
-            transportSequence &+= 1
+            sink.append(id: id, uint16: state.transportSequence)
+            state.pendingTransportSequence = Int32(state.transportSequence)
+            state.transportSequence &+= 1
         }
         if let id = ids.audioLevel, let level = audioLevel { sink.append(id: id, uint8: level) }
     }
@@ -186,9 +155,10 @@ final class RTPSender {
     /// Every RTP packet to the player leaves here, so the send history sees them all.
     @inline(__always)
     private func emit(buffer: Int32, length: Int, now: UInt64) {
-        if pendingTransportSequence >= 0 {
-            history.record(sequence: UInt16(truncatingIfNeeded: pendingTransportSequence), size: length, now: now)
-            pendingTransportSequence = -1
+        if state.pendingTransportSequence >= 0 {
+            state.history.record(sequence: UInt16(truncatingIfNeeded: state.pendingTransportSequence), size: length,
+                                 now: now)
+            state.pendingTransportSequence = -1
         }
         transport.sendRTP(buffer: buffer, length: length)
     }
@@ -200,9 +170,9 @@ final class RTPSender {
     /// `nextSequence` gives (the forwarder's, so the stream stays unbroken). At most
     /// `OutgoingTrack.maxPacketsPerTimestamp` packets share the last frame's timestamp.
     func sendPadding(budget: Int, now: UInt64, nextSequence: () -> (sequenceNumber: UInt16, timestamp: UInt32)?) {
-        guard let video, transport.isConnected else { return }
+        guard let video = state.video, transport.isConnected else { return }
         var remaining = budget
-        while remaining > 0, self.video!.takePaddingSlot() {
+        while remaining > 0, state.video!.takePaddingSlot() {
             guard let (buffer, raw) = takeBuffer() else { return }
             guard let (sequence, timestamp) = nextSequence() else {
                 giveBack(buffer)
@@ -228,7 +198,7 @@ final class RTPSender {
     /// stream (RFC 4588: RTX SSRC, payload type and sequence, `outSequence` ahead of the
     /// payload); without, as it was first sent, same SSRC and sequence (SRTP allows the repeat).
     func retransmit(_ outSequence: UInt16, from upstream: any StreamUpstream, now: UInt64) {
-        guard let video, let entry = sent.lookup(outSequence),
+        guard let video = state.video, let entry = state.sent.lookup(outSequence),
               let stored = upstream.storedPacket(layer: Int(entry.layer), sequence: entry.sourceSequence),
               let source = RTPPacket(parsing: stored) else { return }
         guard let (buffer, raw) = takeBuffer() else { return }
@@ -237,7 +207,7 @@ final class RTPSender {
         if video.rtx != nil {
             var extensions = RTPHeaderExtensionList()
             appendExtensions(to: &extensions, track: video, audioLevel: nil, now: now)
-            payloadOffset = self.video!.rtx!.writeHeader(into: &writer, marker: source.marker, timestamp: entry.outTimestamp,
+            payloadOffset = state.video!.rtx!.writeHeader(into: &writer, marker: source.marker, timestamp: entry.outTimestamp,
                                                          originalSequence: outSequence, extensions: extensions) ?? 0
         } else {
             payloadOffset = writeHeader(&writer, track: video, marker: source.marker, sequence: outSequence,
@@ -259,10 +229,10 @@ final class RTPSender {
 
     /// Samples the send rates (once a second).
     func sampleRates(now: UInt64) {
-        if let total = audio?.bytes { audio!.bitrate.sample(totalBytes: total, now: now) }
-        if let total = video?.bytes {
-            video!.bitrate.sample(totalBytes: total, now: now)
-            video!.frames.sample(now: now)
+        if let total = state.audio?.bytes { state.audio!.bitrate.sample(totalBytes: total, now: now) }
+        if let total = state.video?.bytes {
+            state.video!.bitrate.sample(totalBytes: total, now: now)
+            state.video!.frames.sample(now: now)
         }
     }
 
@@ -270,7 +240,7 @@ final class RTPSender {
     /// sent, extrapolated to now, so the player can sync audio and video.
     func sendSenderReports(now: UInt64) {
         let ntp = MonotonicClock.ntpNow()
-        for track in [audio, video] {
+        for track in [state.audio, state.video] {
             guard let track, track.packets > 0 else { continue }
             let elapsed = now > track.lastSendMicros ? now - track.lastSendMicros : 0
             let rtp = track.lastRTPTimestamp &+ UInt32(truncatingIfNeeded: elapsed * UInt64(track.parameters.clockRate) / 1_000_000)

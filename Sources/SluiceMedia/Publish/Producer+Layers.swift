@@ -8,14 +8,15 @@ extension Producer {
     /// A relay link's producer takes the origin's figures for the layers it does not carry
     /// now (`originLayer`).
     func selectorLayers(now: UInt64) -> [LayerSelector.Layer] {
-        layers.indices.map { i in
+        state.layers.indices.map { i in
             if let origin = originLayer(i, now: now) {
                 return LayerSelector.Layer(index: i, width: Int(origin.width), height: Int(origin.height),
                                            fps: Double(origin.fpsCenti) / 100, bitrateKbps: Double(origin.bitrateKbps),
                                            active: origin.active)
             }
-            return LayerSelector.Layer(index: i, width: layers[i].width, height: layers[i].height, fps: layers[i].frames.fps,
-                                bitrateKbps: layers[i].bitrate.kbps, active: layers[i].isActive(now: now))
+            let layer = state.layers[i]
+            return LayerSelector.Layer(index: i, width: layer.width, height: layer.height, fps: layer.frames.fps,
+                                       bitrateKbps: layer.bitrate.kbps, active: layer.isActive(now: now))
         }
     }
 
@@ -23,27 +24,27 @@ extension Producer {
     /// sender report; nil before one arrived. Layers have their own RTP clocks, so a switch
     /// maps both sides through their reports to keep the player's timestamps true.
     func captureMicros(layer: Int, timestamp: UInt32) -> Int64? {
-        guard layers.indices.contains(layer), layers[layer].senderReportMicros > 0,
+        guard state.layers.indices.contains(layer), state.layers[layer].senderReportMicros > 0,
               let clockRate = videoParameters?.clockRate else { return nil }
-        let delta = Int64(Int32(bitPattern: timestamp &- layers[layer].senderReportRTP))
-        return Int64(layers[layer].senderReportMicros) + delta * 1_000_000 / Int64(clockRate)
+        let delta = Int64(Int32(bitPattern: timestamp &- state.layers[layer].senderReportRTP))
+        return Int64(state.layers[layer].senderReportMicros) + delta * 1_000_000 / Int64(clockRate)
     }
 
     /// Frame rate and temporal layer count of a layer (1 when it has no temporal layers).
     func layerTiming(_ layer: Int) -> (fps: Double, temporalLayers: Int) {
-        guard layers.indices.contains(layer) else { return (0, 1) }
-        if layers[layer].frames.fps == 0, let origin = originLayer(layer, now: MonotonicClock.nowMicros()) {
-            return (Double(origin.fpsCenti) / 100, layers[layer].temporalLayers)
+        guard state.layers.indices.contains(layer) else { return (0, 1) }
+        if state.layers[layer].frames.fps == 0, let origin = originLayer(layer, now: MonotonicClock.nowMicros()) {
+            return (Double(origin.fpsCenti) / 100, state.layers[layer].temporalLayers)
         }
-        return (layers[layer].frames.fps, layers[layer].temporalLayers)
+        return (state.layers[layer].frames.fps, state.layers[layer].temporalLayers)
     }
 
     func layerSize(_ layer: Int) -> (width: Int, height: Int) {
-        guard layers.indices.contains(layer) else { return (0, 0) }
-        if layers[layer].width == 0, let origin = originLayer(layer, now: MonotonicClock.nowMicros()) {
+        guard state.layers.indices.contains(layer) else { return (0, 0) }
+        if state.layers[layer].width == 0, let origin = originLayer(layer, now: MonotonicClock.nowMicros()) {
             return (Int(origin.width), Int(origin.height))
         }
-        return (layers[layer].width, layers[layer].height)
+        return (state.layers[layer].width, state.layers[layer].height)
     }
 }
 
@@ -56,11 +57,11 @@ extension Producer: StreamSource {
         snapshot.clockRate = videoParameters?.clockRate ?? 90_000
         let selector = selectorLayers(now: now)
         let stats = layerStats(now: now)
-        snapshot.layers = layers.indices.map { i in
-            SourceSnapshot.Layer(selector: selector[i], stats: stats[i], fps: layers[i].frames.fps,
-                                 temporalLayers: layers[i].temporalLayers,
-                                 senderReportMicros: layers[i].senderReportMicros,
-                                 senderReportRTP: layers[i].senderReportRTP)
+        snapshot.layers = state.layers.indices.map { i in
+            SourceSnapshot.Layer(selector: selector[i], stats: stats[i], fps: state.layers[i].frames.fps,
+                                 temporalLayers: state.layers[i].temporalLayers,
+                                 senderReportMicros: state.layers[i].senderReportMicros,
+                                 senderReportRTP: state.layers[i].senderReportRTP)
         }
         return snapshot
     }

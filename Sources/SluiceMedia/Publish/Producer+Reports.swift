@@ -11,13 +11,13 @@ extension Producer {
         // A link's origin must forward a layer before its key frame is of use: the new
         // request goes out before the PLI (docs/cluster.md, "Layers on a link").
         if linkWatch != nil { sendWantedLayers(now: MonotonicClock.nowMicros()) }
-        for i in layers.indices where requests.contains(layer: i) { requestKeyFrame(layer: i) }
+        for i in state.layers.indices where requests.contains(layer: i) { requestKeyFrame(layer: i) }
     }
 
     /// PLI for one layer, gated per layer (KeyFrameRequestGate).
     func requestKeyFrame(layer: Int) {
-        guard layers.indices.contains(layer), let ssrc = layers[layer].ssrc, transport.isConnected,
-              layers[layer].keyFrameRequests.shouldRequest(now: MonotonicClock.nowMicros()) else { return }
+        guard state.layers.indices.contains(layer), let ssrc = state.layers[layer].ssrc, transport.isConnected,
+              state.layers[layer].keyFrameRequests.shouldRequest(now: MonotonicClock.nowMicros()) else { return }
         let pli = RTCPPictureLossIndication(senderSSRC: reporterSSRC, mediaSSRC: ssrc)
         sendRTCP { writer in pli.write(into: &writer) }
     }
@@ -33,16 +33,16 @@ extension Producer {
             sendWantedLayers(now: now)
         }
         if transport.isConnected, videoParameters?.feedback.nack == true { sendNacks(now: now) }
-        if transport.isConnected, let mediaSSRC = layers.first?.ssrc ?? audio?.ssrc,
-           let twcc = feedback.feedback(now: now, senderSSRC: reporterSSRC, mediaSSRC: mediaSSRC) {
+        if transport.isConnected, let mediaSSRC = state.layers.first?.ssrc ?? state.audio?.ssrc,
+           let twcc = state.feedback.feedback(now: now, senderSSRC: reporterSSRC, mediaSSRC: mediaSSRC) {
             sendRTCP { writer in twcc.write(into: &writer) }
         }
         guard now >= nextReport else { return }
         nextReport = now + 1_000_000
-        if let total = audio?.stats.bytes { audio!.bitrate.sample(totalBytes: total, now: now) }
-        for i in layers.indices {
-            layers[i].bitrate.sample(totalBytes: layers[i].stats.bytes, now: now)
-            layers[i].frames.sample(now: now)
+        if let total = state.audio?.stats.bytes { state.audio!.bitrate.sample(totalBytes: total, now: now) }
+        for i in state.layers.indices {
+            state.layers[i].bitrate.sample(totalBytes: state.layers[i].stats.bytes, now: now)
+            state.layers[i].frames.sample(now: now)
         }
         if transport.isConnected {
             sendReceiverReport(now: now)
@@ -51,7 +51,7 @@ extension Producer {
         if let requests = router?.layersMeasured(selectorLayers(now: now), now: now), !requests.isEmpty {
             requestKeyFrames(requests)
         }
-        linkCounters?.publish(layers.map(\.stats.packets))
+        linkCounters?.publish(state.layers.map(\.stats.packets))
         checkCaps(now: now)
         checkRTPActivity(now: now)
         updateQuality()
@@ -70,9 +70,9 @@ extension Producer {
                 jitter: stats.jitter, lastSenderReport: stats.lastSenderReport,
                 delaySinceLastSenderReport: stats.delaySinceLastSenderReport(now: now)))
         }
-        if let ssrc = audio?.ssrc { block(&audio!.stats, ssrc: ssrc) }
-        for i in layers.indices {
-            if let ssrc = layers[i].ssrc { block(&layers[i].stats, ssrc: ssrc) }
+        if let ssrc = state.audio?.ssrc { block(&state.audio!.stats, ssrc: ssrc) }
+        for i in state.layers.indices {
+            if let ssrc = state.layers[i].ssrc { block(&state.layers[i].stats, ssrc: ssrc) }
         }
         guard !blocks.isEmpty else { return }
         let rr = RTCPReceiverReport(ssrc: reporterSSRC, reportBlocks: blocks)
@@ -81,9 +81,9 @@ extension Producer {
 
     /// NACKs the publisher for what is missing upstream, per layer.
     func sendNacks(now: UInt64) {
-        for i in layers.indices where layers[i].nacks.missingCount > 0 {
-            guard let ssrc = layers[i].ssrc else { continue }
-            let lost = layers[i].nacks.due(now: now)
+        for i in state.layers.indices where state.layers[i].nacks.missingCount > 0 {
+            guard let ssrc = state.layers[i].ssrc else { continue }
+            let lost = state.layers[i].nacks.due(now: now)
             guard !lost.isEmpty else { continue }
             nacksSent += UInt64(lost.count)
             let nack = RTCPGenericNACK(senderSSRC: reporterSSRC, mediaSSRC: ssrc, lostSequenceNumbers: lost)
@@ -94,7 +94,7 @@ extension Producer {
     /// REMB carries the publish's cap; a browser keeps its send rate (all layers) under it.
     func sendBitrateCap() {
         guard let cap = bitrateCapKbps else { return }
-        let ssrcs = layers.compactMap(\.ssrc)
+        let ssrcs = state.layers.compactMap(\.ssrc)
         guard !ssrcs.isEmpty else { return }
         let remb = RTCPREMB(senderSSRC: reporterSSRC, bitrate: UInt64(cap) * 1000, ssrcs: ssrcs)
         sendRTCP { writer in remb.write(into: &writer) }
@@ -113,8 +113,10 @@ extension Producer {
     /// sending-only browser reports none).
     func updateQuality() {
         guard announcedPublishing else { return }
-        var jitter = audio.map { $0.stats.jitterMillis(clockRate: $0.parameters.clockRate) } ?? 0
-        for layer in layers { jitter = max(jitter, layer.stats.jitterMillis(clockRate: videoParameters?.clockRate ?? 90_000)) }
+        var jitter = state.audio.map { $0.stats.jitterMillis(clockRate: $0.parameters.clockRate) } ?? 0
+        for layer in state.layers {
+            jitter = max(jitter, layer.stats.jitterMillis(clockRate: videoParameters?.clockRate ?? 90_000))
+        }
         let current = ConnectionQuality(lossFraction: intervalLoss, jitterMs: jitter, rttMs: 0)
         if current.level != quality?.level {
             report(.connectionQuality(parameters.handle, score: current.score, level: current.level))
@@ -124,7 +126,7 @@ extension Producer {
 
     /// The stream's layers as the stats show them, to the publisher and to every player.
     func layerStats(now: UInt64) -> [LayerStats] {
-        layers.enumerated().map { i, layer in
+        state.layers.enumerated().map { i, layer in
             var entry = LayerStats(index: i, rid: layer.rid?.description, width: layer.width, height: layer.height,
                                    fps: layer.frames.fps, bitrateKbps: layer.bitrate.kbps, active: layer.isActive(now: now))
             // A relay link's layer it does not carry now: as the origin measures it.
@@ -140,7 +142,7 @@ extension Producer {
 
     func stats(now: UInt64) -> HandleStats {
         var audioStats: KindStats?
-        if let audio {
+        if let audio = state.audio {
             var s = KindStats()
             s.packets = audio.stats.packets
             s.bytes = audio.stats.bytes
@@ -154,7 +156,7 @@ extension Producer {
         if let video = videoParameters {
             var s = KindStats()
             s.codec = video.codecName
-            for layer in layers {
+            for layer in state.layers {
                 s.packets += layer.stats.packets
                 s.bytes += layer.stats.bytes
                 s.bitrateKbps += layer.bitrate.kbps
@@ -165,10 +167,11 @@ extension Producer {
             s.layers = layerStats(now: now)
             s.nacks = nacksSent
             // A publisher's size, fps and `layer` are those of its top layer.
+            let layers = state.layers
             if let top = layers.indices.max(by: { layers[$0].width * layers[$0].height < layers[$1].width * layers[$1].height }) {
-                s.width = layers[top].width
-                s.height = layers[top].height
-                s.fps = layers[top].frames.fps
+                s.width = state.layers[top].width
+                s.height = state.layers[top].height
+                s.fps = state.layers[top].frames.fps
                 s.layer = top
             }
             videoStats = s
@@ -185,7 +188,7 @@ extension Producer {
     /// when the app asks for it (the control plane ends the handle on `.failed`).
     func checkCaps(now: UInt64) {
         guard capWatch.caps.maxWidth != nil || capWatch.caps.maxHeight != nil || capWatch.caps.maxFps != nil,
-              let top = layers.max(by: { $0.width * $0.height < $1.width * $1.height }) else { return }
+              let top = state.layers.max(by: { $0.width * $0.height < $1.width * $1.height }) else { return }
         for exceeded in capWatch.observe(width: top.width, height: top.height, fps: top.frames.fps, now: now) {
             report(.limitExceeded(parameters.handle, limit: exceeded.limit, value: exceeded.value, max: exceeded.max))
             if capWatch.caps.stopWhenExceeded {
@@ -199,14 +202,14 @@ extension Producer {
     /// ends the handle on `.failed`). Whether the transport is connected does not matter:
     /// one that drops fails by itself, and the control plane ends a handle only once.
     func checkRTPActivity(now: UInt64) {
-        if rtpActivity.hasExpired(lastMediaMicros: lastMediaMicros, now: now) {
+        if rtpActivity.hasExpired(lastMediaMicros: state.lastMediaMicros, now: now) {
             report(.failed(parameters.handle, .rtpActivity))
         }
     }
 
     /// The top layer's size is the stream's size: report a change as `resize`.
     func layerSizeChanged() {
-        guard let top = layers.max(by: { $0.width * $0.height < $1.width * $1.height }),
+        guard let top = state.layers.max(by: { $0.width * $0.height < $1.width * $1.height }),
               top.width > 0, top.width != topSize.width || top.height != topSize.height else { return }
         topSize = (top.width, top.height)
         report(.resize(stream: parameters.stream, width: top.width, height: top.height))

@@ -16,14 +16,14 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     var report: (WorkerEvent) -> Void = { _ in }
 
     /// What every received packet updates (the audio track, the video layers, the transport-cc
-    /// record) lives in memory the producer owns (`receiveState`, freed in deinit), reached
+    /// record) lives in memory the producer owns (`state`, freed in deinit), reached
     /// through the accessors below, not in stored `var`s: a class's stored property whose
     /// mutations call code the optimizer cannot see through (array copy-on-write, the stats'
     /// and NACK tracker's methods) is reached under a dynamic exclusivity check
     /// (swift_beginAccess, about 70 instructions) at every access, about six per packet here;
     /// memory behind a `let` pointer is not checked (docs/design.md, hot-path rule 8). Worker
     /// thread only, like the rest of the producer; no access overlaps another.
-    private struct ReceiveState {
+    struct ReceiveState {
         var audio: AudioTrack?
         var layers: [VideoLayer]
         var feedback = TransportFeedbackGenerator()
@@ -31,23 +31,9 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         /// first packet. Read once a second by `checkRTPActivity`.
         var lastMediaMicros: UInt64?
     }
-    private let receiveState: UnsafeMutablePointer<ReceiveState>
-    var audio: AudioTrack? {
-        _read { yield receiveState.pointee.audio }
-        _modify { yield &receiveState.pointee.audio }
-    }
-    var layers: [VideoLayer] {
-        _read { yield receiveState.pointee.layers }
-        _modify { yield &receiveState.pointee.layers }
-    }
-    var feedback: TransportFeedbackGenerator {
-        _read { yield receiveState.pointee.feedback }
-        _modify { yield &receiveState.pointee.feedback }
-    }
-    var lastMediaMicros: UInt64? {
-        _read { yield receiveState.pointee.lastMediaMicros }
-        _modify { yield &receiveState.pointee.lastMediaMicros }
-    }
+    let state: OwnedState<ReceiveState>
+    /// The layers as they are now: a copy, for the tests and off the packet path.
+    var layers: [VideoLayer] { state.layers }
     let videoParameters: TrackParameters?
     private let videoCodec: CodecKind
     var announcedPublishing = false
@@ -98,8 +84,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
                                      rtxSSRC: v.simulcast.first?.rtxSSRC ?? v.remoteRTXSSRCs.first)]
             }
         }
-        receiveState = .allocate(capacity: 1)
-        receiveState.initialize(to: ReceiveState(audio: parameters.audio.map { AudioTrack(parameters: $0, ssrc: $0.remoteSSRCs.first) },
+        state = OwnedState(ReceiveState(audio: parameters.audio.map { AudioTrack(parameters: $0, ssrc: $0.remoteSSRCs.first) },
                                                  layers: layers))
         videoParameters = parameters.video
         transportCCID = parameters.video?.feedback.transportCC == true ? parameters.video?.extensions.transportCC
@@ -107,19 +92,14 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         videoCodec = CodecKind(parameters.video?.codecName ?? "")
     }
 
-    deinit {
-        receiveState.deinitialize(count: 1)
-        receiveState.deallocate()
-    }
-
-    var isSimulcast: Bool { layers.count > 1 }
+    var isSimulcast: Bool { state.layers.count > 1 }
 
     // MARK: Transport delegate
 
     func transportDidConnect(_ transport: WebRTCTransport) {
         // A link's origin first hears which layers to forward, then the key-frame requests.
         if linkWatch != nil { sendWantedLayers(now: MonotonicClock.nowMicros()) }
-        for i in layers.indices { requestKeyFrame(layer: i) }
+        for i in state.layers.indices { requestKeyFrame(layer: i) }
         connected?()
     }
 
@@ -131,11 +111,11 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         guard let packet = RTPPacket(parsing: bytes) else { return }
         if let id = transportCCID, let value = packet.extensionValue(id: id),
            let sequence = TransportWideSequenceNumber.read(UnsafeRawBufferPointer(value)) {
-            feedback.record(sequence: sequence, arrival: now)
+            state.feedback.record(sequence: sequence, arrival: now)
         }
         let ssrc = packet.ssrc
-        if let a = audio, a.ssrc == ssrc || (a.ssrc == nil && packet.payloadType == a.parameters.payloadType) {
-            if audio!.ssrc == nil { audio!.ssrc = ssrc }
+        if let a = state.audio, a.ssrc == ssrc || (a.ssrc == nil && packet.payloadType == a.parameters.payloadType) {
+            if state.audio!.ssrc == nil { state.audio!.ssrc = ssrc }
             receiveAudio(packet, now: now)
         } else if let video = videoParameters, let rtx = video.rtxPayloadType, packet.payloadType == rtx {
             receiveRetransmission(bytes, packet: packet, video: video, now: now)
@@ -153,7 +133,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         guard packet.payloadLength > 2, let layer = rtxLayer(of: packet, video) else { return }
         let payload = packet.payload
         let original = UInt16(payload[0]) << 8 | UInt16(payload[1])
-        guard let mediaSSRC = layers[layer].ssrc else { return }
+        guard let mediaSSRC = state.layers[layer].ssrc else { return }
         // Move the header two bytes forward over the OSN; the payload then follows it.
         let header = packet.payloadOffset
         let base = bytes.baseAddress!
@@ -173,18 +153,18 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         if isSimulcast, let id = video.extensions.repairedRid, let value = packet.extensionValue(id: id) {
             rid = RTPToken(UnsafeRawBufferPointer(value))
         }
-        return SimulcastDemuxer.rtxLayer(ssrc: packet.ssrc, repairedRid: rid, layers: &layers)
+        return SimulcastDemuxer.rtxLayer(ssrc: packet.ssrc, repairedRid: rid, layers: &state.layers)
     }
 
     /// The stored copy of a packet of `layer`, for a player's NACK.
     func storedPacket(layer: Int, sequence: UInt16) -> UnsafeMutableRawBufferPointer? {
-        guard layers.indices.contains(layer) else { return nil }
-        return layers[layer].retransmissions.packet(sequence: sequence, shared: transport.worker.shared)
+        guard state.layers.indices.contains(layer) else { return nil }
+        return state.layers[layer].retransmissions.packet(sequence: sequence, shared: transport.worker.shared)
     }
 
     /// Gives the retransmission buffers back to the worker's pool.
     func releaseBuffers() {
-        for i in layers.indices { layers[i].retransmissions.release(to: transport.worker.shared) }
+        for i in state.layers.indices { state.layers[i].retransmissions.release(to: transport.worker.shared) }
     }
 
     /// Which layer a video packet belongs to: by SSRC once known, else by its rid header
@@ -196,7 +176,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
             rid = RTPToken(UnsafeRawBufferPointer(value))
         }
         return SimulcastDemuxer.layer(ssrc: packet.ssrc, payloadType: packet.payloadType, rid: rid,
-                                      mediaPayloadType: video.payloadType, layers: &layers)
+                                      mediaPayloadType: video.payloadType, layers: &state.layers)
     }
 
     /// The first RTP packet, of any kind, announces the publish and starts the RTP-activity
@@ -204,7 +184,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     private func announcePublishing(now: UInt64) {
         if !announcedPublishing {
             announcedPublishing = true
-            lastMediaMicros = now
+            state.lastMediaMicros = now
             report(.publishing(parameters.handle))
         }
     }
@@ -212,15 +192,15 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     @inline(__always)
     private func receiveAudio(_ packet: RTPPacket, now: UInt64) {
         announcePublishing(now: now)
-        let clockRate = audio!.parameters.clockRate
+        let clockRate = state.audio!.parameters.clockRate
         var audioLevel: UInt8?
-        if let id = audio!.parameters.extensions.audioLevel, let value = packet.extensionValue(id: id), value.count >= 1 {
+        if let id = state.audio!.parameters.extensions.audioLevel, let value = packet.extensionValue(id: id), value.count >= 1 {
             audioLevel = value[0]
         }
-        audio!.stats.record(sequence: packet.sequenceNumber, timestamp: packet.timestamp, size: packet.buffer.count,
+        state.audio!.stats.record(sequence: packet.sequenceNumber, timestamp: packet.timestamp, size: packet.buffer.count,
                             clockRate: clockRate, now: now, keyFrame: false)
         guard packet.payloadLength > 0 else { return }
-        lastMediaMicros = now
+        state.lastMediaMicros = now
         guard let router else { return }
         let requests = router.forward(ForwardedPacket(packet: packet, kind: .audio, layer: 0, isKeyFrame: false,
                                                       temporalLayer: nil, vp8: nil, clockRate: clockRate,
@@ -234,36 +214,36 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         // A packet that arrived already goes no further: a browser probes its bandwidth by
         // resending packets over RTX ("redundant payloads"), and networks duplicate. Forwarded,
         // players' SRTP replay checks would drop the copies, and transport-cc reads them as lost.
-        guard !layers[layer].retransmissions.holds(sequence: packet.sequenceNumber) else { return }
-        layers[layer].nacks.received(packet.sequenceNumber, now: now)
-        let stored = layers[layer].retransmissions.store(UnsafeRawBufferPointer(packet.buffer),
+        guard !state.layers[layer].retransmissions.holds(sequence: packet.sequenceNumber) else { return }
+        state.layers[layer].nacks.received(packet.sequenceNumber, now: now)
+        let stored = state.layers[layer].retransmissions.store(UnsafeRawBufferPointer(packet.buffer),
                                                          sequence: packet.sequenceNumber, shared: transport.worker.shared)
         let payload = UnsafeRawBufferPointer(packet.payload)
         let (keyFrame, temporalLayer, vp8) = videoCodec.describe(payload)
-        if let tid = temporalLayer, Int(tid) + 1 > layers[layer].temporalLayers {
-            layers[layer].temporalLayers = Int(tid) + 1
+        if let tid = temporalLayer, Int(tid) + 1 > state.layers[layer].temporalLayers {
+            state.layers[layer].temporalLayers = Int(tid) + 1
         }
-        if keyFrame { layers[layer].keyFrameRequests.keyFrameArrived() }
+        if keyFrame { state.layers[layer].keyFrameRequests.keyFrameArrived() }
         // VP8's size is read through the descriptor parsed above; other codecs parse their own.
         let size = keyFrame ? (vp8.map { $0.keyFrameSize(in: payload) } ?? videoCodec.keyFrameSize(payload)) : nil
         if let size,
-           size.width != layers[layer].width || size.height != layers[layer].height {
-            layers[layer].width = size.width
-            layers[layer].height = size.height
+           size.width != state.layers[layer].width || size.height != state.layers[layer].height {
+            state.layers[layer].width = size.width
+            state.layers[layer].height = size.height
             layerSizeChanged()
             router?.sizesChanged()
         }
         let clockRate = videoParameters!.clockRate
         if !isRetransmission {
-            layers[layer].stats.record(sequence: packet.sequenceNumber, timestamp: packet.timestamp,
+            state.layers[layer].stats.record(sequence: packet.sequenceNumber, timestamp: packet.timestamp,
                                        size: packet.buffer.count, clockRate: clockRate, now: now, keyFrame: keyFrame)
         }
-        layers[layer].frames.record(timestamp: packet.timestamp)
-        layers[layer].lastPacketMicros = now
+        state.layers[layer].frames.record(timestamp: packet.timestamp)
+        state.layers[layer].lastPacketMicros = now
         // Padding-only packets (bandwidth probes) carry nothing for players, and are no
         // sign of media: a browser whose camera stopped may go on padding.
         guard packet.payloadLength > 0 else { return }
-        lastMediaMicros = now
+        state.lastMediaMicros = now
         guard let router else { return }
         // Key frames the players asked for meanwhile go out now, after the fan-out.
         let requests = router.forward(ForwardedPacket(packet: packet, kind: .video, layer: layer, isKeyFrame: keyFrame,
@@ -281,14 +261,14 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
             }
             guard packet.packetType == RTCPPacketType.senderReport,
                   let report = RTCPSenderReport(parsing: packet.bytes) else { continue }
-            if audio?.ssrc == report.ssrc {
-                audio!.stats.recordSenderReport(ntp: report.ntpTimestamp, now: now)
+            if state.audio?.ssrc == report.ssrc {
+                state.audio!.stats.recordSenderReport(ntp: report.ntpTimestamp, now: now)
                 router?.senderReport(kind: .audio, layer: 0, ntp: report.ntpTimestamp, rtpTimestamp: report.rtpTimestamp)
-            } else if let i = layers.firstIndex(where: { $0.ssrc == report.ssrc }) {
-                layers[i].stats.recordSenderReport(ntp: report.ntpTimestamp, now: now)
-                layers[i].senderReportMicros = (report.ntpTimestamp >> 32) * 1_000_000
+            } else if let i = state.layers.firstIndex(where: { $0.ssrc == report.ssrc }) {
+                state.layers[i].stats.recordSenderReport(ntp: report.ntpTimestamp, now: now)
+                state.layers[i].senderReportMicros = (report.ntpTimestamp >> 32) * 1_000_000
                     + ((report.ntpTimestamp & 0xffff_ffff) * 1_000_000) >> 32
-                layers[i].senderReportRTP = report.rtpTimestamp
+                state.layers[i].senderReportRTP = report.rtpTimestamp
                 router?.senderReport(kind: .video, layer: i, ntp: report.ntpTimestamp, rtpTimestamp: report.rtpTimestamp)
             }
         }

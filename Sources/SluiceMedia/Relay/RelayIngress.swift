@@ -33,11 +33,7 @@ final class RelayIngress: StreamSource, WorkerTickable {
         var pending = KeyFrameRequests()
         var lastRequestMicros: UInt64 = 0
     }
-    private let state: UnsafeMutablePointer<PacketState>
-    private var retransmissions: [RelayedRetransmissions] {
-        _read { yield state.pointee.retransmissions }
-        _modify { yield &state.pointee.retransmissions }
-    }
+    private let state = OwnedState(PacketState())
 
     init(stream: String, key: RelayKey, home: Int, homePackets: SharedPackets,
          sendHome: @escaping (KeyFrameRequests) -> Void) {
@@ -46,13 +42,6 @@ final class RelayIngress: StreamSource, WorkerTickable {
         self.home = home
         self.homePackets = homePackets
         self.sendHome = sendHome
-        state = .allocate(capacity: 1)
-        state.initialize(to: PacketState())
-    }
-
-    deinit {
-        state.deinitialize(count: 1)
-        state.deallocate()
     }
 
     var isAttached: Bool { router != nil }
@@ -68,9 +57,10 @@ final class RelayIngress: StreamSource, WorkerTickable {
         let layer = Int(entry.layer)
         // Kept before the fan-out, as the home's producer stores before its own: a player that
         // catches up from the cache (instant join) reads this very packet from here.
-        let kept = entry.kind == .video && layer < retransmissions.count
+        let kept = entry.kind == .video && layer < state.retransmissions.count
         if kept {
-            retransmissions[layer].keep(entry.buffer, length: entry.length, sequence: packet.sequenceNumber, home: homePackets)
+            state.retransmissions[layer].keep(entry.buffer, length: entry.length, sequence: packet.sequenceNumber,
+                                              home: homePackets)
         }
         let vp8 = entry.flags & RelayEntry.vp8 != 0 ? VP8PayloadDescriptor(parsing: UnsafeRawBufferPointer(packet.payload)) : nil
         let requests = router.forward(ForwardedPacket(
@@ -85,12 +75,14 @@ final class RelayIngress: StreamSource, WorkerTickable {
     /// The home's news of the source (the router is told by `WorkerStreams`).
     func apply(_ snapshot: SourceSnapshot) {
         self.snapshot = snapshot
-        while retransmissions.count < snapshot.layers.count { retransmissions.append(RelayedRetransmissions()) }
+        while state.retransmissions.count < snapshot.layers.count {
+            state.retransmissions.append(RelayedRetransmissions())
+        }
     }
 
     /// Gives every packet reference back (the ingress is going away, or its publisher did).
     func releasePackets() {
-        for i in retransmissions.indices { retransmissions[i].releaseAll(home: homePackets) }
+        for i in state.retransmissions.indices { state.retransmissions[i].releaseAll(home: homePackets) }
     }
 
     // MARK: StreamSource
@@ -119,8 +111,8 @@ final class RelayIngress: StreamSource, WorkerTickable {
     }
 
     func storedPacket(layer: Int, sequence: UInt16) -> UnsafeMutableRawBufferPointer? {
-        guard retransmissions.indices.contains(layer) else { return nil }
-        return retransmissions[layer].packet(sequence: sequence, home: homePackets)
+        guard state.retransmissions.indices.contains(layer) else { return nil }
+        return state.retransmissions[layer].packet(sequence: sequence, home: homePackets)
     }
 
     /// Coalesced: at most one message home per `requestSpacingMicros`; the rest wait for the
@@ -129,13 +121,13 @@ final class RelayIngress: StreamSource, WorkerTickable {
     func snapshot(now: UInt64) -> SourceSnapshot { snapshot }
 
     func requestKeyFrames(_ requests: KeyFrameRequests) {
-        state.pointee.pending.merge(requests)
+        state.pending.merge(requests)
         flushRequests(now: MonotonicClock.nowMicros())
     }
 
     func tick(now: UInt64) {
         reportWanted()
-        if !state.pointee.pending.isEmpty { flushRequests(now: now) }
+        if !state.pending.isEmpty { flushRequests(now: now) }
     }
 
     /// The players' need of layers, home when it changed: before any key-frame request that
@@ -150,10 +142,10 @@ final class RelayIngress: StreamSource, WorkerTickable {
 
     private func flushRequests(now: UInt64) {
         reportWanted()
-        guard now &- state.pointee.lastRequestMicros >= Self.requestSpacingMicros else { return }
-        state.pointee.lastRequestMicros = now
-        let requests = state.pointee.pending
-        state.pointee.pending = KeyFrameRequests()
+        guard now &- state.lastRequestMicros >= Self.requestSpacingMicros else { return }
+        state.lastRequestMicros = now
+        let requests = state.pending
+        state.pending = KeyFrameRequests()
         sendHome(requests)
     }
 }

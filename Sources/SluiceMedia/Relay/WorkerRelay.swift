@@ -41,13 +41,7 @@ final class WorkerRelay: WorkerInlet {
         /// Every worker's relay (this one's too), for wake-ups once per loop turn and commands.
         var peers: [Weak] = []
     }
-    private let state: UnsafeMutablePointer<State>
-    /// In `state`: a stored array read once per loop turn would cost an exclusivity check each
-    /// time (docs/design.md hot-path rule 8).
-    private var peers: [Weak] {
-        _read { yield state.pointee.peers }
-        _modify { yield &state.pointee.peers }
-    }
+    private let state = OwnedState(State())
     struct Weak { weak var relay: WorkerRelay? }
 
     /// Packets this worker could not hand over: the receiving worker's queue was full, or no
@@ -58,7 +52,7 @@ final class WorkerRelay: WorkerInlet {
     let stale = Atomic<UInt64>(0)
     /// Packets handed to other workers (any thread: the queues' own counts; the queue list is
     /// written once, by `link`).
-    var handed: Int { state.pointee.outgoing.reduce(0) { $0 + ($1?.pushed ?? 0) } }
+    var handed: Int { state.outgoing.reduce(0) { $0 + ($1?.pushed ?? 0) } }
 
     /// Called on the home worker with a relaying worker's key-frame requests for `stream`.
     var keyFramesRequested: (String, KeyFrameRequests) -> Void = { _, _ in }
@@ -71,13 +65,6 @@ final class WorkerRelay: WorkerInlet {
     init(index: Int, worker: MediaWorker) {
         self.index = index
         self.worker = worker
-        state = .allocate(capacity: 1)
-        state.initialize(to: State())
-    }
-
-    deinit {
-        state.deinitialize(count: 1)
-        state.deallocate()
     }
 
     /// Gives every pair of workers its queue, each relay its peers, and each worker its
@@ -87,15 +74,15 @@ final class WorkerRelay: WorkerInlet {
         let count = relays.count
         precondition(count <= 64, "at most 64 media workers")
         for from in relays {
-            from.state.pointee.outgoing = Array(repeating: nil, count: count)
-            from.state.pointee.incoming = Array(repeating: nil, count: count)
-            from.peers = relays.map { Weak(relay: $0) }
+            from.state.outgoing = Array(repeating: nil, count: count)
+            from.state.incoming = Array(repeating: nil, count: count)
+            from.state.peers = relays.map { Weak(relay: $0) }
         }
         for from in 0..<count {
             for to in 0..<count where to != from {
                 let queue = RelayQueue()
-                relays[from].state.pointee.outgoing[to] = queue
-                relays[to].state.pointee.incoming[from] = queue
+                relays[from].state.outgoing[to] = queue
+                relays[to].state.incoming[from] = queue
             }
         }
         for relay in relays { relay.worker.inlet = relay }
@@ -138,11 +125,11 @@ final class WorkerRelay: WorkerInlet {
         if packet.vp8 != nil { flags |= RelayEntry.vp8 }
         entry.flags = flags
         for target in targets {
-            guard let queue = state.pointee.outgoing[target.worker] else { continue }
+            guard let queue = state.outgoing[target.worker] else { continue }
             entry.key = target.key.raw
             shared.retain(buffer)
             if queue.push(entry) {
-                state.pointee.pendingWake |= 1 << UInt64(target.worker)
+                state.pendingWake |= 1 << UInt64(target.worker)
             } else {
                 shared.unretain(buffer)
                 handDrops.add(1, ordering: .relaxed)
@@ -153,7 +140,7 @@ final class WorkerRelay: WorkerInlet {
 
     /// The home's news of a stream, to one relaying worker (through its inbox).
     func sendSnapshot(_ snapshot: SourceSnapshot, to target: RelayTarget, measured: Bool) {
-        guard let peer = peers[target.worker].relay else { return }
+        guard let peer = state.peers[target.worker].relay else { return }
         peer.worker.execute { [weak peer] in
             guard let peer, let ingress = peer.ingress(target.key) else { return }
             peer.snapshotArrived(ingress, snapshot, measured)
@@ -164,7 +151,7 @@ final class WorkerRelay: WorkerInlet {
 
     /// A new ingress of `stream` from `home` (this worker's thread).
     func openIngress(stream: String, home: Int) -> RelayIngress? {
-        guard let homeRelay = peers[home].relay else { return nil }
+        guard let homeRelay = state.peers[home].relay else { return nil }
         var s = state.pointee
         let slot: Int
         if let free = s.freeSlots.popLast() {
@@ -195,24 +182,24 @@ final class WorkerRelay: WorkerInlet {
     /// Forgets an ingress: packets still in flight for it are given back as they arrive.
     func closeIngress(_ ingress: RelayIngress) {
         guard let current = self.ingress(ingress.key), current === ingress else { return }
-        state.pointee.ingresses[ingress.key.slot] = nil
-        state.pointee.freeSlots.append(ingress.key.slot)
+        state.ingresses[ingress.key.slot] = nil
+        state.freeSlots.append(ingress.key.slot)
         ingress.releasePackets()
     }
 
     func ingress(_ key: RelayKey) -> RelayIngress? {
-        guard state.pointee.ingresses.indices.contains(key.slot), state.pointee.generations[key.slot] == key.generation
+        guard state.ingresses.indices.contains(key.slot), state.generations[key.slot] == key.generation
         else { return nil }
-        return state.pointee.ingresses[key.slot]
+        return state.ingresses[key.slot]
     }
 
     // MARK: Loop turn
 
     func pump(now: UInt64) -> Bool {
         var more = false
-        let count = state.pointee.incoming.count
+        let count = state.incoming.count
         for from in 0..<count {
-            guard let queue = state.pointee.incoming[from] else { continue }
+            guard let queue = state.incoming[from] else { continue }
             var taken = 0
             let probe = probes[PacketPathProbes.rtpPath]
             probe?(1)
@@ -235,19 +222,19 @@ final class WorkerRelay: WorkerInlet {
             ingress.deliver(entry, now: now)
         } else {
             stale.add(1, ordering: .relaxed)
-            peers[from].relay?.worker.shared.releaseRemote(entry.buffer)
+            state.peers[from].relay?.worker.shared.releaseRemote(entry.buffer)
         }
     }
 
     /// One wake-up per loop turn for each worker handed packets in it.
     private func wakePending() {
-        var bits = state.pointee.pendingWake
+        var bits = state.pendingWake
         guard bits != 0 else { return }
-        state.pointee.pendingWake = 0
+        state.pendingWake = 0
         while bits != 0 {
             let worker = bits.trailingZeroBitCount
             bits &= bits - 1
-            peers[worker].relay?.worker.wake()
+            state.peers[worker].relay?.worker.wake()
         }
     }
 }

@@ -35,16 +35,9 @@ final class Router {
         /// join, together with the source's stored packets.
         var keyFrames: [KeyFrameMark] = []
     }
-    private let fanOut: UnsafeMutablePointer<FanOut>
-    private(set) var sinks: [StreamSink] {
-        _read { yield fanOut.pointee.sinks }
-        _modify { yield &fanOut.pointee.sinks }
-    }
-    /// The other workers with players of this stream (home router only).
-    private(set) var targets: [RelayTarget] {
-        _read { yield fanOut.pointee.targets }
-        _modify { yield &fanOut.pointee.targets }
-    }
+    private let fanOut = OwnedState(FanOut())
+    /// Every sink of the stream, in join order (a copy: off the packet path).
+    var sinks: [StreamSink] { fanOut.sinks }
     /// Stream-wide mute (publisher's or server's), applied by every consumer.
     private(set) var audioMuted = false
     private(set) var videoMuted = false
@@ -58,25 +51,18 @@ final class Router {
     init(stream: String, relay: WorkerRelay? = nil) {
         self.stream = stream
         self.relay = relay
-        fanOut = .allocate(capacity: 1)
-        fanOut.initialize(to: FanOut())
     }
 
-    deinit {
-        fanOut.deinitialize(count: 1)
-        fanOut.deallocate()
-    }
-
-    var isEmpty: Bool { source == nil && sinks.isEmpty && targets.isEmpty }
+    var isEmpty: Bool { source == nil && fanOut.sinks.isEmpty && fanOut.targets.isEmpty }
 
     func attach(_ source: any StreamSource) {
         self.source = source
         // A new publisher numbers its packets anew: nothing cached may start a player. (While
         // there is none, `cachedKeyFrame` answers nil.)
-        fanOut.pointee.keyFrames.removeAll()
+        fanOut.keyFrames.removeAll()
         source.router = self
         measuredLayers = source.selectorLayers(now: MonotonicClock.nowMicros())
-        for sink in sinks { sink.sourceChanged(present: true) }
+        for sink in fanOut.sinks { sink.sourceChanged(present: true) }
         publishSnapshot()
     }
 
@@ -85,39 +71,39 @@ final class Router {
         self.source = nil
         source.router = nil
         measuredLayers = []
-        for sink in sinks { sink.sourceChanged(present: false) }
+        for sink in fanOut.sinks { sink.sourceChanged(present: false) }
         publishSnapshot()
     }
 
     /// A receiver of the stream's packets from now on: a player, a relay link to another
     /// node, a recording, an observer.
     func add(_ sink: StreamSink) {
-        sinks.append(sink)
+        fanOut.sinks.append(sink)
         sink.upstream = self
         sink.sourceChanged(present: source != nil)
         wantedLayersChanged()
     }
 
     func remove(_ sink: StreamSink) {
-        sinks.removeAll { $0 === sink }
+        fanOut.sinks.removeAll { $0 === sink }
         wantedLayersChanged()
     }
 
     /// The source's sender report of `kind` (video: of `layer`), for the recordings' clocks.
     func senderReport(kind: MediaKind, layer: Int, ntp: UInt64, rtpTimestamp: UInt32) {
-        for sink in sinks { sink.senderReport(kind: kind, layer: layer, ntp: ntp, rtpTimestamp: rtpTimestamp) }
+        for sink in fanOut.sinks { sink.senderReport(kind: kind, layer: layer, ntp: ntp, rtpTimestamp: rtpTimestamp) }
     }
 
     /// Another worker has players of this stream: hand it every packet from now on, and tell
     /// it what the source is.
     func addTarget(_ target: RelayTarget) {
-        targets.append(target)
+        fanOut.targets.append(target)
         relay?.sendSnapshot(snapshot(), to: target, measured: true)
     }
 
     func removeTarget(_ target: RelayTarget) {
-        targets.removeAll { $0 == target }
-        if fanOut.pointee.remoteWanted.removeValue(forKey: target.worker) != nil { wantedLayersChanged() }
+        fanOut.targets.removeAll { $0 == target }
+        if fanOut.remoteWanted.removeValue(forKey: target.worker) != nil { wantedLayersChanged() }
     }
 
     // MARK: Layers the players need (docs/cluster.md, "Layers on a link")
@@ -128,22 +114,22 @@ final class Router {
     /// ingress tells its home. Off the packet path (a few times a second, or on a change).
     func wantedVideoLayers() -> UInt32 {
         var mask: UInt32 = 0
-        for sink in sinks { mask |= sink.wantedVideoLayers }
-        for remote in fanOut.pointee.remoteWanted.values { mask |= remote }
+        for sink in fanOut.sinks { mask |= sink.wantedVideoLayers }
+        for remote in fanOut.remoteWanted.values { mask |= remote }
         return mask
     }
 
     /// True once after a player's need may have changed (the source then recomputes).
     func takeWantedLayersChanged() -> Bool {
-        guard fanOut.pointee.wantedChanged else { return false }
-        fanOut.pointee.wantedChanged = false
+        guard fanOut.wantedChanged else { return false }
+        fanOut.wantedChanged = false
         return true
     }
 
     /// Home router: what the players on `worker` need now.
     func setRemoteWanted(_ mask: UInt32, worker: Int) {
-        guard fanOut.pointee.remoteWanted[worker] != mask else { return }
-        fanOut.pointee.remoteWanted[worker] = mask
+        guard fanOut.remoteWanted[worker] != mask else { return }
+        fanOut.remoteWanted[worker] = mask
         wantedLayersChanged()
     }
 
@@ -159,12 +145,12 @@ final class Router {
         // The local copy keeps every sink alive to the end of the loop, whatever a call does
         // to the router's list, so each is called without a retain and release of its own
         // (`StreamSink` says why that matters).
-        let receivers = sinks
+        let receivers = fanOut.sinks
         for index in receivers.indices {
             Unmanaged.passUnretained(receivers[index])._withUnsafeGuaranteedRef { $0.forward(packet) }
         }
         producerCalling = false
-        if !targets.isEmpty, let relay { relay.hand(packet, to: targets) }
+        if !fanOut.targets.isEmpty, let relay { relay.hand(packet, to: fanOut.targets) }
         return takeRequests()
     }
 
@@ -173,12 +159,12 @@ final class Router {
     private func markKeyFrame(_ packet: borrowing ForwardedPacket) {
         let layer = packet.layer
         guard layer >= 0 && layer < 32 else { return }
-        if layer >= fanOut.pointee.keyFrames.count {
+        if layer >= fanOut.keyFrames.count {
             // Once per layer, the first time it is seen.
-            fanOut.pointee.keyFrames.append(contentsOf: repeatElement(KeyFrameMark(),
-                                                                      count: layer + 1 - fanOut.pointee.keyFrames.count))
+            fanOut.keyFrames.append(contentsOf: repeatElement(KeyFrameMark(),
+                                                                      count: layer + 1 - fanOut.keyFrames.count))
         }
-        fanOut.pointee.keyFrames[layer].record(sequence: packet.packet.sequenceNumber, timestamp: packet.packet.timestamp,
+        fanOut.keyFrames[layer].record(sequence: packet.packet.sequenceNumber, timestamp: packet.packet.timestamp,
                                                isKeyFrame: packet.isKeyFrame, now: packet.now)
     }
 
@@ -187,23 +173,23 @@ final class Router {
     func layersMeasured(_ layers: [LayerSelector.Layer], now: UInt64) -> KeyFrameRequests {
         measuredLayers = layers
         producerCalling = true
-        for sink in sinks { sink.layersMeasured(now: now) }
+        for sink in fanOut.sinks { sink.layersMeasured(now: now) }
         producerCalling = false
-        if !targets.isEmpty { publishSnapshot(measured: true) }
+        if !fanOut.targets.isEmpty { publishSnapshot(measured: true) }
         return takeRequests()
     }
 
     /// A layer's size changed (home router): the relaying workers learn it now, not at the
     /// next measurement.
     func sizesChanged() {
-        if !targets.isEmpty { publishSnapshot() }
+        if !fanOut.targets.isEmpty { publishSnapshot() }
     }
 
     func setMuted(_ kind: MediaKind, _ muted: Bool) {
         if kind == .audio { audioMuted = muted } else { videoMuted = muted }
-        for sink in sinks { sink.streamMuteChanged(kind) }
+        for sink in fanOut.sinks { sink.streamMuteChanged(kind) }
         if kind == .video && !muted { requestKeyFrame(layer: nil) }
-        if !targets.isEmpty { publishSnapshot() }
+        if !fanOut.targets.isEmpty { publishSnapshot() }
     }
 
     @inline(__always)
@@ -224,9 +210,9 @@ final class Router {
     }
 
     private func publishSnapshot(measured: Bool = false) {
-        guard let relay, !targets.isEmpty else { return }
+        guard let relay, !fanOut.targets.isEmpty else { return }
         let current = snapshot()
-        for target in targets { relay.sendSnapshot(current, to: target, measured: measured) }
+        for target in fanOut.targets { relay.sendSnapshot(current, to: target, measured: measured) }
     }
 
     private func takeRequests() -> KeyFrameRequests {
@@ -262,7 +248,7 @@ extension Router: StreamUpstream {
 
     @inline(__always)
     func wantedLayersChanged() {
-        fanOut.pointee.wantedChanged = true
+        fanOut.wantedChanged = true
     }
 
     func layerTiming(_ layer: Int) -> (fps: Double, temporalLayers: Int) {
@@ -286,8 +272,8 @@ extension Router: StreamUpstream {
     }
 
     func keyFrameMark(layer: Int) -> KeyFrameMark? {
-        guard layer >= 0, layer < fanOut.pointee.keyFrames.count else { return nil }
-        let mark = fanOut.pointee.keyFrames[layer]
+        guard layer >= 0, layer < fanOut.keyFrames.count else { return nil }
+        let mark = fanOut.keyFrames[layer]
         return mark.generation > 0 ? mark : nil
     }
 

@@ -84,14 +84,10 @@ public final class MediaWorker: @unchecked Sendable {
 
     // Demultiplexing tables.
     var transportsByUfrag: [ICEUfragKey: (socket: Int32, receiver: DatagramReceiver)] = [:]
-    /// Looked up for every datagram received, so kept in memory the worker owns (freed in
-    /// deinit) rather than a stored `var`, whose every read a dynamic exclusivity check would
-    /// guard, since inserting calls code the optimizer cannot see through.
-    private var transportsByTuple: [DatagramTuple: DatagramReceiver] {
-        _read { yield tupleTable.pointee }
-        _modify { yield &tupleTable.pointee }
-    }
-    private let tupleTable: UnsafeMutablePointer<[DatagramTuple: DatagramReceiver]>
+    /// Looked up for every datagram received, so kept in memory the worker owns
+    /// (`OwnedState`) rather than a stored `var`, whose every read a dynamic exclusivity check
+    /// would guard, since inserting calls code the optimizer cannot see through.
+    private let transportsByTuple = OwnedState<[DatagramTuple: DatagramReceiver]>([:])
     private var tickables = WorkerTickTable()
     /// Sockets `closeSocket` closed since the last epoll wait. That wait may have returned an
     /// event for one of them, and its descriptor number may meanwhile belong to a socket
@@ -165,8 +161,6 @@ public final class MediaWorker: @unchecked Sendable {
         // Nothing below throws: what is allocated here is freed by deinit.
         receiveTimes = .allocate(capacity: Self.receiveBatchesPerSend)
         receiveCounts = .allocate(capacity: Self.receiveBatchesPerSend)
-        tupleTable = .allocate(capacity: 1)
-        tupleTable.initialize(to: [:])
         recvBatch = sluice_mmsg_batch_create(UInt32(Self.batchSize))
         recvAddresses = .allocate(capacity: Self.batchSize)
         recvAddresses.initialize(repeating: sockaddr_storage(), count: Self.batchSize)
@@ -228,8 +222,6 @@ public final class MediaWorker: @unchecked Sendable {
         recvBuffers.deallocate()
         sendBuffers.deallocate()
         sendSockets.deallocate()
-        tupleTable.deinitialize(count: 1)
-        tupleTable.deallocate()
         inletSlot.deinitialize(count: 1)
         inletSlot.deallocate()
     }
@@ -292,7 +284,7 @@ public final class MediaWorker: @unchecked Sendable {
         guard extraSockets.withLock({ $0.remove(fd) }) != nil else { return }
         flushSends()
         transportsByUfrag = transportsByUfrag.filter { $0.value.socket != fd }
-        transportsByTuple = transportsByTuple.filter { $0.key.socket != fd }
+        transportsByTuple.pointee = transportsByTuple.pointee.filter { $0.key.socket != fd }
         _ = sluice_epoll_del(epollFD, fd)
         close(fd)
         closedThisTurn.append(fd)
@@ -307,7 +299,7 @@ public final class MediaWorker: @unchecked Sendable {
     /// Forgets `receiver`'s routes and closes its TCP connections (after writing what they hold).
     public func unregister(receiver: DatagramReceiver) {
         transportsByUfrag = transportsByUfrag.filter { $0.value.receiver !== receiver }
-        transportsByTuple = transportsByTuple.filter { $0.value !== receiver }
+        transportsByTuple.pointee = transportsByTuple.pointee.filter { $0.value !== receiver }
         tickables.remove(ObjectIdentifier(receiver))
         closeTCPConnections(of: receiver)
     }
@@ -317,7 +309,7 @@ public final class MediaWorker: @unchecked Sendable {
     public func bind(_ path: MediaPath, to receiver: DatagramReceiver) {
         switch path.kind {
         case .udp:
-            transportsByTuple[DatagramTuple(socket: path.local, remote: path.remote)] = receiver
+            transportsByTuple.pointee[DatagramTuple(socket: path.local, remote: path.remote)] = receiver
         case .tcp:
             if let connection = tcp.connection(for: path), connection.receiver == nil {
                 connection.receiver = receiver
@@ -333,7 +325,7 @@ public final class MediaWorker: @unchecked Sendable {
     /// The sizes of the worker's tables of transports (worker thread; a leak test's count:
     /// each is back to its idle size when no transport is left).
     public var tableSizes: [String: Int] {
-        ["worker.transportsByUfrag": transportsByUfrag.count, "worker.transportsByTuple": transportsByTuple.count,
+        ["worker.transportsByUfrag": transportsByUfrag.count, "worker.transportsByTuple": transportsByTuple.pointee.count,
          "worker.tickables": tickables.count, "worker.tcpConnections": tcp.openCount,
          "worker.inbox": inbox.withLock { $0.count }]
     }
@@ -457,7 +449,7 @@ public final class MediaWorker: @unchecked Sendable {
     private func dispatch(_ bytes: UnsafeMutableRawBufferPointer, from tuple: DatagramTuple, now: UInt64) {
         guard bytes.count > 0 else { return }
         if PacketClass.of(firstByte: bytes[0]) == .stun {
-            if let receiver = transportsByTuple[tuple] {
+            if let receiver = transportsByTuple.pointee[tuple] {
                 receiver.receive(bytes, from: .udp(socket: tuple.socket, remote: tuple.remote), now: now)
             } else if let ufrag = ICELiteServer.localUfrag(inBindingRequest: UnsafeRawBufferPointer(bytes)),
                       let key = ICEUfragKey(ufrag), let entry = transportsByUfrag[key], entry.socket == tuple.socket {
@@ -467,7 +459,7 @@ public final class MediaWorker: @unchecked Sendable {
             }
             return
         }
-        guard let receiver = transportsByTuple[tuple] else {
+        guard let receiver = transportsByTuple.pointee[tuple] else {
             datagramsDropped.add(1, ordering: .relaxed)
             return
         }
