@@ -1,4 +1,5 @@
 import Foundation
+import SluiceVocabulary
 
 /// The result of `connect`.
 public struct ConnectResult: Sendable, Hashable {
@@ -35,9 +36,9 @@ private enum PendingRequest {
     case answered(Result<JSONValue, Error>)
 }
 
-public enum TrackKind: String, Sendable, Hashable {
-    case audio, video
-}
+/// The kind of a track (`mute`'s `kind`, what a received packet carries): the server's own
+/// word, `MediaKind` of SluiceVocabulary, under the SDK's name.
+public typealias TrackKind = MediaKind
 
 /// One signaling session with a Sluice server: JSON-RPC 2.0 over a WebSocket (docs/protocol.md
 /// section 1). Requests are async and throw `SluiceRPCError` for an error response and
