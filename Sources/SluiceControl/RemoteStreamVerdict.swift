@@ -1,3 +1,5 @@
+import SluiceVocabulary
+
 /// What a check of the cluster's registry makes of one stream this node has players of and no
 /// publisher for (`MediaEngine.checkRemoteStreams`). A pure decision, so the choice of a
 /// player's info is tested without a cluster.

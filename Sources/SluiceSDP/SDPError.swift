@@ -33,7 +33,7 @@ extension SDPError: CustomStringConvertible {
         case let .malformed(line, text, reason):
             return "Malformed SDP at line \(line): \(reason): \"\(Self.clipped(text))\""
         case .noCommonCodecs:
-            return "No common codecs"
+            return StatusInfo.noCommonCodecs
         case .noMediaSections:
             return "SDP offer has no audio or video m-line"
         case .directionMismatch(let role):

@@ -1,6 +1,7 @@
 import SluiceControl
 import SluiceMedia
 import SluiceTransport
+import SluiceVocabulary
 import Testing
 
 /// Every typed event of the media side against the words docs/protocol.md gives it

@@ -54,7 +54,7 @@ final class PrecallResource: SessionOutput {
     }
 
     func close(code: UInt16, reason: String) {
-        if case .running = state, handle != nil { state = .failed(info: "Stopped by session disconnect") }
+        if case .running = state, handle != nil { state = .failed(info: StatusInfo.sessionDisconnect) }
         end()
     }
 
