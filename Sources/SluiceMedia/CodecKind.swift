@@ -1,18 +1,13 @@
 import SluiceRTP
+import SluiceVocabulary
 
-/// The codecs the forwarder looks inside: only to find key frames and their size.
-enum CodecKind {
+/// The codecs the forwarder looks inside: only to find key frames and their size. Named as
+/// SluiceVocabulary's `CodecName` (the raw values are its), with `other` for the rest.
+enum CodecKind: String {
     case vp8, vp9, h264, av1, opus, other
 
     init(_ name: String) {
-        switch name.lowercased() {
-        case "vp8": self = .vp8
-        case "vp9": self = .vp9
-        case "h264": self = .h264
-        case "av1", "av1x": self = .av1
-        case "opus": self = .opus
-        default: self = .other
-        }
+        self = CodecName(codecName: name).flatMap { CodecKind(rawValue: $0.rawValue) } ?? .other
     }
 
     @inline(__always)

@@ -1,3 +1,5 @@
+import SluiceVocabulary
+
 /// Which of a recording's (at most two) tracks a frame belongs to.
 public enum RecordingTrack: String, Sendable, CaseIterable {
     case video, audio
