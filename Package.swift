@@ -138,7 +138,8 @@ let package = Package(
         .executableTarget(name: "sluice", dependencies: ["SluiceServer", "CJemalloc"], swiftSettings: swift5),
         // The load tester (docs/benchmarks.md, "Load tester"): the library holds everything
         // testable, the executable only reads flags and runs it.
-        .target(name: "SluiceLoadTest", dependencies: ["SluiceClient", "SluiceTestMedia", "SluiceRTP", "SluiceWire", "SluiceTransport"],
+        .target(name: "SluiceLoadTest", dependencies: ["SluiceClient", "SluiceTestMedia", "SluiceRTP", "SluiceWire", "SluiceTransport",
+                                               "SluiceVocabulary"],
                 path: "loadtest/Sources/SluiceLoadTest", swiftSettings: swift5),
         .executableTarget(name: "sluice-loadtest", dependencies: ["SluiceLoadTest"],
                           path: "loadtest/Sources/sluice-loadtest", swiftSettings: swift5),

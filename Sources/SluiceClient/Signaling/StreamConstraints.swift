@@ -1,3 +1,5 @@
+import SluiceVocabulary
+
 /// Publish and play constraints (docs/protocol.md "Constraints"). Bitrates are in kbit/s.
 public struct StreamConstraints: Sendable, Hashable {
     /// One kind's constraint: off, on, or on with limits.
@@ -23,18 +25,21 @@ public struct StreamConstraints: Sendable, Hashable {
     }
 }
 
-/// `quality` of a play constraint.
+/// `quality` of a play constraint: one of the protocol's words (SluiceVocabulary's
+/// `StreamQuality`, the server's own type) or a WCS number.
 public enum PlayQuality: Sendable, Hashable {
-    case high, medium, low, auto
+    case named(StreamQuality)
     /// 1 to 100, for WCS compatibility.
     case level(Int)
 
+    public static var high: PlayQuality { .named(.high) }
+    public static var medium: PlayQuality { .named(.medium) }
+    public static var low: PlayQuality { .named(.low) }
+    public static var auto: PlayQuality { .named(.auto) }
+
     var json: JSONValue {
         switch self {
-        case .high: return "high"
-        case .medium: return "medium"
-        case .low: return "low"
-        case .auto: return "auto"
+        case .named(let quality): return .string(quality.rawValue)
         case .level(let value): return .int(Int64(value))
         }
     }

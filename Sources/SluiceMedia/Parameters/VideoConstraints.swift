@@ -1,8 +1,9 @@
+import SluiceVocabulary
+
 /// Play constraints for video (docs/protocol.md "Constraints"). nil means "no cap".
 public struct VideoConstraints: Sendable, Equatable {
-    public enum Quality: Sendable, Equatable {
-        case auto, high, medium, low
-    }
+    /// The play constraint's `quality`: the word the SDK and the server share.
+    public typealias Quality = StreamQuality
 
     public var width: Int?
     public var height: Int?

@@ -69,18 +69,11 @@ public enum ConstraintsParser {
         case nil, .null?:
             return .auto
         case .string(let name)?:
-            switch name.lowercased() {
-            case "auto": return .auto
-            case "high": return .high
-            case "medium": return .medium
-            case "low": return .low
-            default: throw problem
-            }
+            guard let quality = StreamQuality(name: name) else { throw problem }
+            return quality
         case let number? where number.isNumber:
             guard let level = number.intValue, (1...100).contains(level) else { throw problem }
-            if level >= 67 { return .high }
-            if level >= 34 { return .medium }
-            return .low
+            return StreamQuality(level: Int(level))
         default:
             throw problem
         }

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceVocabulary
 
 /// Which server the scenario drives.
 public enum LoadTestTarget: String, Sendable, Codable, CaseIterable {
@@ -21,10 +22,8 @@ public enum PlayerReceiveMode: String, Sendable, Codable, CaseIterable {
     case full, headers
 }
 
-/// A player's `quality` constraint.
-public enum PlayerQuality: String, Sendable, Codable, CaseIterable {
-    case low, medium, high, auto
-}
+/// A player's `quality` constraint: the protocol's word, as the SDK and the server spell it.
+public typealias PlayerQuality = StreamQuality
 
 /// One scenario, from the command line (`LoadTestOptions.parse`). Every field has a default,
 /// so `sluice-loadtest` alone runs 1 publisher and 10 players against 127.0.0.1:8080.

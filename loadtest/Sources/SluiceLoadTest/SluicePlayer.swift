@@ -27,13 +27,7 @@ final class SluicePlayer: LoadTestPlayer, @unchecked Sendable {
         var limits = TrackLimits()
         limits.width = options.maxWidth
         limits.height = options.maxHeight
-        switch options.quality {
-        case .low: limits.quality = .low
-        case .medium: limits.quality = .medium
-        case .high: limits.quality = .high
-        case .auto: limits.quality = .auto
-        case nil: break
-        }
+        limits.quality = options.quality.map(PlayQuality.named)
         let video: StreamConstraints.Track = !options.video ? .off : limits == TrackLimits() ? .on : .limits(limits)
         return StreamConstraints(audio: options.audio ? .on : .off, video: video)
     }
