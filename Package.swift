@@ -92,7 +92,7 @@ let package = Package(
         // The control plane: stream registry, limits, negotiation, mute policy, the event words.
         .target(name: "SluiceControl",
                 dependencies: ["SluiceWire", "SluiceSDP", "SluiceTransport", "SluiceMedia", "SluiceVocabulary",
-                               "SluiceRecord", "SluiceDataChannel"],
+                               "SluiceRecord", "SluiceDataChannel", "SluiceJSON"],
                 swiftSettings: swift5),
         // The JSON value (pure Swift, shared by the server and the client SDK) and, apart, the
         // server's strict parser over jansson, so the SDK does not link jansson.

@@ -1,4 +1,5 @@
 import SluiceDataChannel
+import SluiceJSON
 import SluiceMedia
 import SluiceRecord
 import SluiceVocabulary
@@ -28,17 +29,19 @@ package enum EventWords {
             return nil
         case .layerChanged(_, let layer, let width, let height, let reason):
             return Words(type: "layerChanged", by: nil, data: [
-                "layer": .int(layer), "width": .int(width), "height": .int(height), "reason": .string(word(reason))])
+                "layer": .int(Int64(layer)), "width": .int(Int64(width)), "height": .int(Int64(height)),
+                "reason": .string(word(reason))])
         case .notEnoughBandwidth(_, let kbps):
-            return Words(type: "notEnoughBandwidth", by: nil, data: ["bandwidth": .int(kbps)])
+            return Words(type: "notEnoughBandwidth", by: nil, data: ["bandwidth": .int(Int64(kbps))])
         case .connectionQuality(_, let score, let level):
             return Words(type: "connectionQuality", by: nil,
                          data: ["score": .double(score), "level": .string(level.rawValue)])
         case .limitExceeded(_, let limit, let value, let max):
             return Words(type: "limitExceeded", by: "server",
-                         data: ["limit": .string(word(limit)), "value": .int(value), "max": .int(max)])
+                         data: ["limit": .string(word(limit)), "value": .int(Int64(value)), "max": .int(Int64(max))])
         case .resize(_, let width, let height):
-            return Words(type: "resize", by: "publisher", data: ["width": .int(width), "height": .int(height)])
+            return Words(type: "resize", by: "publisher",
+                         data: ["width": .int(Int64(width)), "height": .int(Int64(height))])
         }
     }
 
@@ -51,8 +54,8 @@ package enum EventWords {
             return (id, Words(type: "recordingStarted", by: nil, data: ["path": .string(path)]))
         case .stopped(let id, let summary):
             return (id, Words(type: "recordingStopped", by: nil, data: [
-                "path": .string(summary.path), "durationMs": .int(Int(summary.durationMillis)),
-                "bytes": .int(Int(summary.bytes)), "codec": .string(summary.codec), "damaged": .bool(summary.damaged)]))
+                "path": .string(summary.path), "durationMs": .int(Int64(summary.durationMillis)),
+                "bytes": .int(Int64(summary.bytes)), "codec": .string(summary.codec), "damaged": .bool(summary.damaged)]))
         case .failed(let id, let path, let reason, let message):
             return (id, Words(type: "recordingFailed", by: nil, data: [
                 "path": .string(path), "reason": .string(reason.rawValue), "message": .string(message)]))
@@ -65,12 +68,12 @@ package enum EventWords {
     package static func dataChannel(_ event: DataChannelEvent) -> Words {
         switch event {
         case .opened(_, let label, let id):
-            return Words(type: "dataChannelOpened", by: nil, data: ["label": .string(label), "id": .int(Int(id))])
+            return Words(type: "dataChannelOpened", by: nil, data: ["label": .string(label), "id": .int(Int64(id))])
         case .closed(_, let label, let id):
-            return Words(type: "dataChannelClosed", by: nil, data: ["label": .string(label), "id": .int(Int(id))])
+            return Words(type: "dataChannelClosed", by: nil, data: ["label": .string(label), "id": .int(Int64(id))])
         case .dropped(_, let label, let reason, let count):
             return Words(type: "dataDropped", by: "server", data: [
-                "label": .string(label), "reason": .string(reason.rawValue), "count": .int(Int(count))])
+                "label": .string(label), "reason": .string(reason.rawValue), "count": .int(Int64(count))])
         }
     }
 
@@ -117,13 +120,13 @@ package enum EventWords {
     package static func precallReport(_ figures: PrecallFigures) -> Words {
         var data = precallData(figures)
         data["elapsedMs"] = nil
-        data["durationMs"] = .int(figures.elapsedMs)
+        data["durationMs"] = .int(Int64(figures.elapsedMs))
         let quality = figures.quality
         data["quality"] = .object(["score": .double(quality.score), "level": .string(quality.level.rawValue)])
         let advice = PrecallRecommendation(uplinkKbps: figures.uplinkKbps, downlinkKbps: figures.downlinkKbps)
         let publish: StreamEventValue = advice.publish.map { rung in
-            .object(["width": .int(rung.width), "height": .int(rung.height), "fps": .int(rung.fps),
-                     "bitrate": .int(rung.bitrate)])
+            .object(["width": .int(Int64(rung.width)), "height": .int(Int64(rung.height)), "fps": .int(Int64(rung.fps)),
+                     "bitrate": .int(Int64(rung.bitrate))])
         } ?? .null
         let play: StreamEventValue = advice.playQuality.map { .object(["quality": .string($0)]) } ?? .null
         data["recommended"] = .object(["publish": publish, "play": play])
@@ -132,8 +135,8 @@ package enum EventWords {
 
     private static func precallData(_ figures: PrecallFigures) -> [String: StreamEventValue] {
         func number(_ value: Double?) -> StreamEventValue { value.map { .double($0) } ?? .null }
-        func kbps(_ value: Double?) -> StreamEventValue { value.map { .int(Int($0.rounded())) } ?? .null }
-        return ["elapsedMs": .int(figures.elapsedMs), "rttMs": number(figures.rttMs),
+        func kbps(_ value: Double?) -> StreamEventValue { value.map { .int(Int64($0.rounded())) } ?? .null }
+        return ["elapsedMs": .int(Int64(figures.elapsedMs)), "rttMs": number(figures.rttMs),
                 "jitterMs": number(figures.jitterMs), "lossUp": number(figures.lossUp),
                 "lossDown": number(figures.lossDown), "uplinkKbps": kbps(figures.uplinkKbps),
                 "downlinkKbps": kbps(figures.downlinkKbps)]

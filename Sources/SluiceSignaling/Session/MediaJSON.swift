@@ -123,20 +123,17 @@ public enum MediaJSON {
         return params
     }
 
+    /// An event's value as written: every object's keys sorted, at any depth.
     static func json(_ value: StreamEventValue) -> JSONValue {
         switch value {
-        case .string(let text): return .string(text)
-        case .int(let number): return JSONValue(number)
-        case .double(let number): return JSONValue(number)
-        case .bool(let flag): return .bool(flag)
-        case .null: return .null
         case .object(let members):
             var object = JSONObject()
-            for key in members.keys.sorted() {
-                guard let value = members[key] else { continue }
-                object[key] = json(value)
-            }
+            for (key, member) in members.sorted(by: { $0.0 < $1.0 }) { object[key] = json(member) }
             return .object(object)
+        case .array(let elements):
+            return .array(elements.map(json))
+        case .null, .bool, .int, .double, .string:
+            return value
         }
     }
 }
