@@ -1,22 +1,16 @@
 import SluiceVocabulary
 
-/// Publish and play constraints (docs/protocol.md "Constraints"). Bitrates are in kbit/s.
-public struct StreamConstraints: Sendable, Hashable {
-    /// One kind's constraint: off, on, or on with limits.
-    public enum Track: Sendable, Hashable {
-        case off
-        case on
-        case limits(TrackLimits)
-    }
+/// Publish and play constraints (docs/protocol.md "Constraints"). Bitrates are in kbit/s. The
+/// protocol's own type, SluiceVocabulary's `ConstraintsRequest`, which the server reads too.
+public typealias StreamConstraints = ConstraintsRequest
 
-    public var audio: Track?
-    public var video: Track?
+/// `quality` of a play constraint: `.high`, `.medium`, `.low`, `.auto` (SluiceVocabulary's
+/// `StreamQuality`, the server's own words) or `.level(Int)`, a WCS number.
+public typealias PlayQuality = ConstraintsRequest.Quality
 
-    public init(audio: Track? = nil, video: Track? = nil) {
-        self.audio = audio
-        self.video = video
-    }
+public typealias TrackLimits = ConstraintsRequest.Limits
 
+extension ConstraintsRequest {
     public var json: JSONValue {
         var members = JSONObject()
         if let audio { members["audio"] = audio.json }
@@ -25,18 +19,7 @@ public struct StreamConstraints: Sendable, Hashable {
     }
 }
 
-/// `quality` of a play constraint: one of the protocol's words (SluiceVocabulary's
-/// `StreamQuality`, the server's own type) or a WCS number.
-public enum PlayQuality: Sendable, Hashable {
-    case named(StreamQuality)
-    /// 1 to 100, for WCS compatibility.
-    case level(Int)
-
-    public static var high: PlayQuality { .named(.high) }
-    public static var medium: PlayQuality { .named(.medium) }
-    public static var low: PlayQuality { .named(.low) }
-    public static var auto: PlayQuality { .named(.auto) }
-
+extension ConstraintsRequest.Quality {
     var json: JSONValue {
         switch self {
         case .named(let quality): return .string(quality.rawValue)
@@ -45,26 +28,7 @@ public enum PlayQuality: Sendable, Hashable {
     }
 }
 
-public struct TrackLimits: Sendable, Hashable {
-    public var width: Int?
-    public var height: Int?
-    public var fps: Int?
-    public var bitrate: Int?
-    public var minBitrate: Int?
-    public var maxBitrate: Int?
-    public var quality: PlayQuality?
-
-    public init(width: Int? = nil, height: Int? = nil, fps: Int? = nil, bitrate: Int? = nil,
-                minBitrate: Int? = nil, maxBitrate: Int? = nil, quality: PlayQuality? = nil) {
-        self.width = width
-        self.height = height
-        self.fps = fps
-        self.bitrate = bitrate
-        self.minBitrate = minBitrate
-        self.maxBitrate = maxBitrate
-        self.quality = quality
-    }
-
+extension ConstraintsRequest.Limits {
     var json: JSONValue {
         var members = JSONObject()
         let numbers: [(String, Int?)] = [("width", width), ("height", height), ("fps", fps), ("bitrate", bitrate),
@@ -75,7 +39,7 @@ public struct TrackLimits: Sendable, Hashable {
     }
 }
 
-extension StreamConstraints.Track {
+extension ConstraintsRequest.Track {
     var json: JSONValue {
         switch self {
         case .off: return false

@@ -1,3 +1,6 @@
+import SluiceVocabulary
+
+/// A stream's constraints with the server's defaults applied: both kinds on, no cap.
 public struct StreamConstraints: Sendable, Equatable {
     /// false: this kind is not sent (publish) or not received (play).
     public var audio: Bool
@@ -9,5 +12,21 @@ public struct StreamConstraints: Sendable, Equatable {
         self.audio = audio
         self.audioBitrateKbps = audioBitrateKbps
         self.video = video
+    }
+
+    /// What a client's constraints come to: a kind not named stays on, `true` is on without
+    /// limits, `false` off.
+    public init(_ request: ConstraintsRequest) {
+        self.init()
+        switch request.audio {
+        case nil, .on?: break
+        case .off?: audio = false
+        case .limits(let limits)?: audioBitrateKbps = limits.bitrate
+        }
+        switch request.video {
+        case nil, .on?: break
+        case .off?: video = nil
+        case .limits(let limits)?: video = VideoConstraints(limits)
+        }
     }
 }

@@ -23,4 +23,11 @@ public struct VideoConstraints: Sendable, Equatable {
         self.maxBitrateKbps = maxBitrateKbps
         self.quality = quality
     }
+
+    /// A client's video limits; no `quality` is auto, a WCS number the word it stands for.
+    public init(_ limits: ConstraintsRequest.Limits) {
+        self.init(width: limits.width, height: limits.height, fps: limits.fps, bitrateKbps: limits.bitrate,
+                  minBitrateKbps: limits.minBitrate, maxBitrateKbps: limits.maxBitrate,
+                  quality: limits.quality?.resolved ?? .auto)
+    }
 }
