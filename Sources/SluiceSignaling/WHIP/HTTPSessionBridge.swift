@@ -49,11 +49,23 @@ struct HTTPSessionBridge {
     }
 
     /// Opens `resource`'s session and sends it `connect` with the credential, then `method`
-    /// with `params`: the resource answers the POST from their replies. `onEnd` runs later,
-    /// outside the session manager's call, when the resource is over; a client that leaves
-    /// before its answer ends it.
+    /// with `params`: the resource answers the POST from their replies, 201 with the SDP answer
+    /// at `location` (and the ICE servers as `Link` fields when `iceLinks`), or the error. A
+    /// client that leaves before its answer ends the resource.
     func start(_ resource: HTTPSessionResource, credential: WHIPAuthorization.Credential, method: String,
-               params: JSONObject, responder: HTTPResponder, label: String) {
+               params: JSONObject, responder: HTTPResponder, label: String, location: String, iceLinks: Bool) {
+        resource.onAnswer = { [log, unowned resource] result in
+            switch result {
+            case .success(let sdp):
+                log.info("\(label): resource \(resource.id) has handle \(resource.handle ?? "?")")
+                let links = iceLinks ? ICEServerLinks.headers(resource.iceServers) : []
+                return responder.respond(WHIPEndpoint.withCORS(HTTPResponse(
+                    status: 201, contentType: Self.sdpType, headers: [("location", location)] + links,
+                    body: Array(sdp.utf8))))
+            case .failure(let error):
+                return responder.respond(WHIPEndpoint.withCORS(error.response))
+            }
+        }
         responder.onAbandon = { [weak resource] in resource?.end() }
         let session = sessions.open(output: resource)
         resource.session = session

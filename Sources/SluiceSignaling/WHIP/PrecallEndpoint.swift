@@ -75,23 +75,12 @@ public final class PrecallEndpoint {
         }
         let id = HTTPSessionBridge.newID { resources[$0] != nil }
         let resource = PrecallResource(id: id)
-        resource.onAnswer = { [unowned self, unowned resource] result in
-            switch result {
-            case .success(let sdp):
-                log.info("precall: resource \(id) has handle \(resource.handle ?? "?")")
-                return responder.respond(WHIPEndpoint.withCORS(HTTPResponse(
-                    status: 201, contentType: WHIPEndpoint.sdpType,
-                    headers: [("location", "\(Self.pathPrefix)/\(id)")], body: Array(sdp.utf8))))
-            case .failure(let error):
-                return responder.respond(WHIPEndpoint.withCORS(error.response))
-            }
-        }
         resource.onEnd = { [unowned self] resource in bridge.runSoon { [self] in finish(resource) } }
         resources[id] = resource
         var params: JSONObject = ["sdp": .string(String(decoding: request.body, as: UTF8.self))]
         if let seconds { params["seconds"] = JSONValue(seconds) }
         bridge.start(resource, credential: credential, method: "precall", params: params, responder: responder,
-                     label: "precall")
+                     label: "precall", location: "\(Self.pathPrefix)/\(id)", iceLinks: false)
         return nil
     }
 

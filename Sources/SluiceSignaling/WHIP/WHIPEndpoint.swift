@@ -91,18 +91,6 @@ public final class WHIPEndpoint {
         var resourcePath = path
         resourcePath.resourceID = id
         let resource = WHIPResource(id: id, path: resourcePath, appKey: credential.appKey)
-        resource.onAnswer = { [unowned self, unowned resource] result in
-            switch result {
-            case .success(let sdp):
-                log.info("\(path.kind.rawValue) \(path.stream): resource \(id) has handle \(resource.handle ?? "?")")
-                return responder.respond(Self.withCORS(HTTPResponse(
-                    status: 201, contentType: Self.sdpType,
-                    headers: [("location", resource.path.location)] + ICEServerLinks.headers(resource.iceServers),
-                    body: Array(sdp.utf8))))
-            case .failure(let error):
-                return responder.respond(Self.withCORS(error.response))
-            }
-        }
         resource.onEnd = { [unowned self] resource in
             bridge.runSoon { [self] in finish(resource) }
         }
@@ -111,7 +99,8 @@ public final class WHIPEndpoint {
                                   "sdp": .string(String(decoding: request.body, as: UTF8.self))]
         if let constraints { params["constraints"] = constraints }
         bridge.start(resource, credential: credential, method: path.kind == .whip ? "publish" : "play", params: params,
-                     responder: responder, label: "\(path.kind.rawValue) \(path.stream)")
+                     responder: responder, label: "\(path.kind.rawValue) \(path.stream)",
+                     location: resourcePath.location, iceLinks: true)
         return nil
     }
 
