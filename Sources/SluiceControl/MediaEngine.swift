@@ -14,7 +14,7 @@ import SluiceVocabulary
 ///
 /// The engine composes parts that each own their state: the `StreamRegistry` (streams,
 /// handles, their statuses), `OriginLinks` and `EdgeLinks` (relay links between nodes),
-/// `Recordings`, `PrecallTests` and `DataChannelRoutes`, over the `WorkerPool`. It routes each
+/// `Recordings`, `Precalls` and `DataChannelRoutes`, over the `WorkerPool`. It routes each
 /// request and each event to its part, and what one part's change means to another (an edge's
 /// link follows its stream's end).
 // @unchecked Sendable: confined to the control thread; other threads reach it only through Mutex-guarded inboxes.
@@ -28,7 +28,7 @@ public final class MediaEngine: @unchecked Sendable {
     let origin: OriginLinks
     let edge: EdgeLinks
     let recordings: Recordings
-    let precalls: PrecallTests
+    let precalls: Precalls
     /// Filled by workers from their threads.
     let workerEvents: Inbox<WorkerEvent>
 
@@ -50,7 +50,7 @@ public final class MediaEngine: @unchecked Sendable {
         edge = EdgeLinks(registry: registry, routes: routes, pool: pool, outbox: outbox, config: config,
                          fingerprint: security.fingerprint)
         recordings = Recordings(recorder: recorder, registry: registry, pool: pool, outbox: outbox)
-        precalls = PrecallTests(pool: pool, negotiator: negotiator, outbox: outbox,
+        precalls = Precalls(pool: pool, negotiator: negotiator, outbox: outbox,
                                 consentTimeoutMicros: config.consentTimeoutMicros)
         workerEvents = Inbox(wake: { [weak outbox] in outbox?.wake() })
         registry.publisherMuteChanged = { [unowned origin] stream in origin.muteChanged(stream) }

@@ -4,7 +4,7 @@ import SluiceVocabulary
 /// Pre-call tests (docs/protocol.md section 6, "Pre-call test"): a handle with a PeerConnection
 /// of its own and no stream, on the least-loaded worker, which ends by itself after its report.
 /// Its events go to its session as `precall` events, not `streamEvent`s. Control thread.
-final class PrecallTests {
+final class Precalls {
     private struct Entry {
         var session: SessionID
         var worker: Int
