@@ -18,7 +18,7 @@ import SluiceVocabulary
 /// request and each event to its part, and what one part's change means to another (an edge's
 /// link follows its stream's end).
 // @unchecked Sendable: confined to the control thread; other threads reach it only through Mutex-guarded inboxes.
-public final class MediaEngine: @unchecked Sendable {
+public final class MediaEngine: MediaControl, @unchecked Sendable {
     public let config: MediaEngineConfig
     let negotiator: Negotiation
     let outbox: Outbox
