@@ -7,8 +7,8 @@ import Synchronization
 /// Data channels (docs/protocol.md section 7): a publish or play whose offer carried an
 /// accepted `webrtc-datachannel` m-line gets an endpoint in the SCTP stack, opened on its
 /// transport's worker once the transport exists, closed when the handle ends. The stack's
-/// events come back here as `streamEvent`s. A relay link's association (RelayLinks+Data.swift)
-/// is an endpoint of the same stack, made here too. Control thread, but for `open`.
+/// events come back here as `streamEvent`s. A relay link's association (`OriginLinks`,
+/// `EdgeLinks`) is an endpoint of the same stack, made here too. Control thread, but for `open`.
 final class DataChannelRoutes {
     /// This engine's `DataChannelEndpoint.scope`: the stack serves every server in the process.
     let scope = DataChannelRoutes.nextScope.add(1, ordering: .relaxed).oldValue

@@ -51,7 +51,7 @@ public final class MediaEngine: MediaControl, @unchecked Sendable {
                          fingerprint: security.fingerprint)
         recordings = Recordings(recorder: recorder, registry: registry, pool: pool, outbox: outbox)
         precalls = Precalls(pool: pool, negotiator: negotiator, outbox: outbox,
-                                consentTimeoutMicros: config.consentTimeoutMicros)
+                            consentTimeoutMicros: config.consentTimeoutMicros)
         workerEvents = Inbox(wake: { [weak outbox] in outbox?.wake() })
         registry.publisherMuteChanged = { [unowned origin] stream in origin.muteChanged(stream) }
         pool.start(report: { [weak self] event in self?.post(event) })

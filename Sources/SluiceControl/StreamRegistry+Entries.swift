@@ -11,7 +11,7 @@ extension StreamRegistry {
         var audioMute = MuteState()
         var videoMute = MuteState()
         /// Origin: the data channel rules of the publisher's app, when its publish has data
-        /// channels: what a relay link's data follows (RelayLinks+Data.swift).
+        /// channels: what a relay link's data follows (`OriginLinks`).
         var publisherData: DataChannelPolicy?
 
         func mute(_ kind: MediaKind) -> MuteState { kind == .audio ? audioMute : videoMute }

@@ -15,7 +15,7 @@ final class StreamRegistry {
     private let maxStreams: Int
     private let maxPlayersPerStream: Int
     /// A published stream's mute for every player changed: set by the engine, so the stream's
-    /// relay links tell their edges (`RelayLinks.muteChanged`).
+    /// relay links tell their edges (`OriginLinks.muteChanged`).
     var publisherMuteChanged: (String) -> Void = { _ in }
 
     init(pool: WorkerPool, outbox: Outbox, maxStreams: Int, maxPlayersPerStream: Int) {
