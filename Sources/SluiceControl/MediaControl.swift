@@ -34,5 +34,3 @@ extension MediaControl {
     public func dataChannelStats(handle: StreamHandle) -> [DataChannelStats] { [] }
     public func precall(_ request: PrecallRequest) throws(MediaError) -> MediaAnswer { throw .restrictedAccess }
 }
-
-extension MediaEngine: MediaControl {}

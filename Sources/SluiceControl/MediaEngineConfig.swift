@@ -44,3 +44,15 @@ public struct MediaEngineConfig: Sendable {
         self.maxPlayersPerStream = maxPlayersPerStream
     }
 }
+
+extension MediaEngineConfig {
+    /// A relay link's ICE consent lapses after this long without a check (origin) or an answer
+    /// (edge; it checks every 2 s): nodes sit on one network, so a node that died is noticed
+    /// within seconds, not after a browser's `iceConsentTimeoutSeconds`.
+    var linkConsentTimeoutMicros: UInt64 {
+        UInt64(iceConsentTimeoutSeconds > 0 ? min(iceConsentTimeoutSeconds, 5) : 5) * 1_000_000
+    }
+
+    /// A browser's: `rtc.iceConsentTimeoutSeconds`.
+    var consentTimeoutMicros: UInt64 { UInt64(iceConsentTimeoutSeconds) * 1_000_000 }
+}

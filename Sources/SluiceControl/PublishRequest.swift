@@ -12,7 +12,7 @@ public struct PublishRequest: Sendable {
     /// The answer's `x-google-start-bitrate` (kbit/s) for the video codec; nil writes none.
     /// Signaling decides it from the app's `startBitrate` setting (`StartBitrate`).
     public var startBitrateKbps: Int?
-    /// `record: true`: the stream is recorded (MediaEngine+Recording.swift) under the app's
+    /// `record: true`: the stream is recorded (`Recordings`) under the app's
     /// name (`appKey`, the template's `{app}`).
     public var record = false
     public var appKey = ""

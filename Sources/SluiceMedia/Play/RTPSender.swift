@@ -181,13 +181,10 @@ final class RTPSender {
             var writer = ByteWriter(raw)
             _ = writeHeader(&writer, track: video, marker: false, sequence: sequence, timestamp: timestamp,
                             audioLevel: nil, now: now)
-            writer.write(zeros: 254)
-            writer.write(UInt8(255))
-            guard !writer.overflowed else {
+            guard RTPPadding.fill(&writer, packet: raw) else {
                 giveBack(buffer)
                 return
             }
-            raw[0] |= 0x20
             remaining -= writer.offset
             emit(buffer: buffer, length: writer.offset, now: now)
         }

@@ -185,13 +185,10 @@ final class PrecallProbe: WebRTCTransportDelegate, WorkerTickable {
             let header = RTPHeader(marker: false, payloadType: probe.payloadType, sequenceNumber: probeSequence,
                                    timestamp: timestamp, ssrc: probe.localSSRC)
             _ = header.write(into: &writer, extensions: extensions)
-            writer.write(zeros: 254)
-            writer.write(UInt8(255))
-            guard !writer.overflowed else {
+            guard RTPPadding.fill(&writer, packet: raw) else {
                 pool.give(buffer)
                 return
             }
-            raw[0] |= 0x20
             history.record(sequence: transportSequence, size: writer.offset, now: now)
             transportSequence &+= 1
             probeSequence &+= 1

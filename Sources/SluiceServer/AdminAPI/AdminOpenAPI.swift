@@ -3,8 +3,14 @@ import SluiceJSONParser
 
 /// The OpenAPI 3.0 description of the HTTP API that `AdminAPI` serves (plus `/health`).
 /// Kept as JSON text so it reads like the document it is; a unit test checks that it parses
-/// and lists every route.
+/// and lists every route. An operation's common error answers are listed by code
+/// (`"x-errors": [401, 403]`) and served as references to `components/responses`, so each
+/// operation shows only what is its own.
 enum AdminOpenAPI {
+    /// The error answers shared by the operations, by status code.
+    static let commonErrors: [Int: String] = [400: "BadRequest", 401: "Unauthorized", 403: "Disabled", 404: "NotFound",
+                                              409: "RecordingOff", 415: "UnsupportedMediaType"]
+
     static func document(serverVersion: String) -> JSONValue {
         guard case .object(var root) = (try? JSONValue.parse(text)) ?? .null,
               case .object(var info)? = root["info"] else {
@@ -12,7 +18,26 @@ enum AdminOpenAPI {
         }
         info["version"] = .string(serverVersion)
         root["info"] = .object(info)
+        if let paths = root["paths"] { root["paths"] = expandingErrors(paths) }
         return .object(root)
+    }
+
+    /// Every `"x-errors": [codes]` member replaced, in place, by a `"code": {"$ref": ...}`
+    /// member per code.
+    static func expandingErrors(_ value: JSONValue) -> JSONValue {
+        guard case .object(let object) = value else { return value }
+        var expanded = JSONObject()
+        for (key, member) in object {
+            guard key == "x-errors", case .array(let codes) = member else {
+                expanded[key] = expandingErrors(member)
+                continue
+            }
+            for case .int(let code) in codes {
+                let name = commonErrors[Int(code)] ?? "Unknown"
+                expanded[String(code)] = ["$ref": .string("#/components/responses/\(name)")]
+            }
+        }
+        return .object(expanded)
     }
 
     static let text = #"""
@@ -145,7 +170,7 @@ enum AdminOpenAPI {
           "get": {"summary": "Prometheus metrics (text format 0.0.4)", "security": [{}, {"metricsToken": []}],
                   "responses": {"200": {"description": "sluice_* metric families",
                                         "content": {"text/plain; version=0.0.4": {"schema": {"type": "string"}}}},
-                                "401": {"$ref": "#/components/responses/Unauthorized"}}}
+                                "x-errors": [401]}}
         },
         "/api/v1/openapi.json": {
           "get": {"summary": "This document", "security": [],
@@ -158,8 +183,7 @@ enum AdminOpenAPI {
                     "200": {"description": "The streams, by name",
                             "content": {"application/json": {"schema": {"type": "object", "required": ["streams"],
                               "properties": {"streams": {"type": "array", "items": {"$ref": "#/components/schemas/Stream"}}}}}}},
-                    "401": {"$ref": "#/components/responses/Unauthorized"},
-                    "403": {"$ref": "#/components/responses/Disabled"}}}
+                    "x-errors": [401, 403]}}
         },
         "/api/v1/streams/{name}": {
           "parameters": [{"$ref": "#/components/parameters/streamName"}],
@@ -167,15 +191,11 @@ enum AdminOpenAPI {
                   "responses": {
                     "200": {"description": "The stream",
                             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Stream"}}}},
-                    "401": {"$ref": "#/components/responses/Unauthorized"},
-                    "403": {"$ref": "#/components/responses/Disabled"},
-                    "404": {"$ref": "#/components/responses/NotFound"}}},
+                    "x-errors": [401, 403, 404]}},
           "delete": {"summary": "Stop the publisher: it gets UNPUBLISHED \"Stopped by rest /terminate\", its players \"Stopped by publisher stop\"",
                      "responses": {
                        "200": {"$ref": "#/components/responses/Ok"},
-                       "401": {"$ref": "#/components/responses/Unauthorized"},
-                       "403": {"$ref": "#/components/responses/Disabled"},
-                       "404": {"$ref": "#/components/responses/NotFound"}}}
+                       "x-errors": [401, 403, 404]}}
         },
         "/api/v1/streams/{name}/mute": {
           "parameters": [{"$ref": "#/components/parameters/streamName"}],
@@ -184,11 +204,7 @@ enum AdminOpenAPI {
                                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MuteRequest"}}}},
                    "responses": {
                      "200": {"$ref": "#/components/responses/Ok"},
-                     "400": {"$ref": "#/components/responses/BadRequest"},
-                     "401": {"$ref": "#/components/responses/Unauthorized"},
-                     "403": {"$ref": "#/components/responses/Disabled"},
-                     "404": {"$ref": "#/components/responses/NotFound"},
-                     "415": {"$ref": "#/components/responses/UnsupportedMediaType"}}}
+                     "x-errors": [400, 401, 403, 404, 415]}}
         },
         "/api/v1/streams/{name}/unmute": {
           "parameters": [{"$ref": "#/components/parameters/streamName"}],
@@ -197,11 +213,7 @@ enum AdminOpenAPI {
                                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MuteRequest"}}}},
                    "responses": {
                      "200": {"$ref": "#/components/responses/Ok"},
-                     "400": {"$ref": "#/components/responses/BadRequest"},
-                     "401": {"$ref": "#/components/responses/Unauthorized"},
-                     "403": {"$ref": "#/components/responses/Disabled"},
-                     "404": {"$ref": "#/components/responses/NotFound"},
-                     "415": {"$ref": "#/components/responses/UnsupportedMediaType"}}}
+                     "x-errors": [400, 401, 403, 404, 415]}}
         },
         "/api/v1/streams/{name}/record": {
           "parameters": [{"$ref": "#/components/parameters/streamName"}],
@@ -209,9 +221,7 @@ enum AdminOpenAPI {
                    "responses": {
                      "202": {"description": "{\"stream\", \"recording\": true}",
                              "content": {"application/json": {"schema": {"type": "object"}}}},
-                     "401": {"$ref": "#/components/responses/Unauthorized"},
-                     "403": {"$ref": "#/components/responses/Disabled"},
-                     "404": {"$ref": "#/components/responses/NotFound"},
+                     "x-errors": [401, 403, 404],
                      "409": {"description": "ALREADY_RECORDING, or RECORDING_OFF",
                              "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
                      "422": {"description": "NOTHING_TO_RECORD: no track of a codec Sluice records",
@@ -220,11 +230,9 @@ enum AdminOpenAPI {
                      "responses": {
                        "200": {"description": "{\"stream\", \"recording\": false}",
                                "content": {"application/json": {"schema": {"type": "object"}}}},
-                       "401": {"$ref": "#/components/responses/Unauthorized"},
-                       "403": {"$ref": "#/components/responses/Disabled"},
+                       "x-errors": [401, 403, 409],
                        "404": {"description": "STREAM_NOT_FOUND, or NOT_RECORDING",
-                               "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-                       "409": {"$ref": "#/components/responses/RecordingOff"}}}
+                               "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}}
         },
         "/api/v1/recordings": {
           "get": {"summary": "The recordings under recording.folder, by path",
@@ -233,9 +241,7 @@ enum AdminOpenAPI {
                             "content": {"application/json": {"schema": {"type": "object", "required": ["folder", "recordings"],
                               "properties": {"folder": {"type": "string"},
                                              "recordings": {"type": "array", "items": {"$ref": "#/components/schemas/Recording"}}}}}}},
-                    "401": {"$ref": "#/components/responses/Unauthorized"},
-                    "403": {"$ref": "#/components/responses/Disabled"},
-                    "409": {"$ref": "#/components/responses/RecordingOff"}}}
+                    "x-errors": [401, 403, 409]}}
         },
         "/api/v1/recordings/{path}": {
           "parameters": [{"$ref": "#/components/parameters/recordingPath"},
@@ -245,11 +251,9 @@ enum AdminOpenAPI {
                     "200": {"description": "The whole file (at most 16 MiB; larger ones answer 413 and are fetched in ranges)",
                             "content": {"video/webm": {}, "video/mp4": {}}},
                     "206": {"description": "The range, with Content-Range", "content": {"video/webm": {}, "video/mp4": {}}},
-                    "401": {"$ref": "#/components/responses/Unauthorized"},
-                    "403": {"$ref": "#/components/responses/Disabled"},
+                    "x-errors": [401, 403, 409],
                     "404": {"description": "RECORDING_NOT_FOUND",
                             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-                    "409": {"$ref": "#/components/responses/RecordingOff"},
                     "413": {"description": "FILE_TOO_LARGE: ask with Range",
                             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
                     "416": {"description": "RANGE_NOT_SATISFIABLE, with Content-Range: bytes */size",
@@ -261,8 +265,7 @@ enum AdminOpenAPI {
                     "200": {"description": "Oldest connection first",
                             "content": {"application/json": {"schema": {"type": "object", "required": ["sessions"],
                               "properties": {"sessions": {"type": "array", "items": {"$ref": "#/components/schemas/Session"}}}}}}},
-                    "401": {"$ref": "#/components/responses/Unauthorized"},
-                    "403": {"$ref": "#/components/responses/Disabled"}}}
+                    "x-errors": [401, 403]}}
         },
         "/api/v1/cluster": {
           "get": {"summary": "The cluster's nodes and streams as this node last saw them (a cache; never waits on Redis); {\"enabled\": false} without cluster.redis",
@@ -274,8 +277,7 @@ enum AdminOpenAPI {
                                              "problem": {"type": "string", "nullable": true}, "listedAt": {"type": "integer"},
                                              "nodes": {"type": "array", "items": {"type": "object"}},
                                              "streams": {"type": "array", "items": {"type": "object"}}}}}}},
-                    "401": {"$ref": "#/components/responses/Unauthorized"},
-                    "403": {"$ref": "#/components/responses/Disabled"}}}
+                    "x-errors": [401, 403]}}
         },
         "/api/v1/tables": {
           "get": {"summary": "The size of every table kept per session, handle, stream, call, recording, pre-call test, data channel and link; each is back to its idle size when nothing is connected (names may change between versions)",
@@ -283,17 +285,14 @@ enum AdminOpenAPI {
                     "200": {"description": "Sizes by owner and table",
                             "content": {"application/json": {"schema": {"type": "object", "required": ["tables"],
                               "properties": {"tables": {"type": "object", "additionalProperties": {"type": "integer"}}}}}}},
-                    "401": {"$ref": "#/components/responses/Unauthorized"},
-                    "403": {"$ref": "#/components/responses/Disabled"}}}
+                    "x-errors": [401, 403]}}
         },
         "/api/v1/sessions/{id}": {
           "parameters": [{"$ref": "#/components/parameters/sessionId"}],
           "delete": {"summary": "Kick a session: its handles end with \"Stopped by session disconnect\", then session DISCONNECTED \"Disconnected by server\" and close 1000",
                      "responses": {
                        "200": {"$ref": "#/components/responses/Ok"},
-                       "401": {"$ref": "#/components/responses/Unauthorized"},
-                       "403": {"$ref": "#/components/responses/Disabled"},
-                       "404": {"$ref": "#/components/responses/NotFound"}}}
+                       "x-errors": [401, 403, 404]}}
         }
       }
     }

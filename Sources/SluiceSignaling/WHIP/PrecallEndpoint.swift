@@ -10,20 +10,16 @@ public final class PrecallEndpoint {
     /// How long a finished test's state stays readable.
     static let keepMicros: UInt64 = 60_000_000
 
-    private let sessions: SessionManager
-    private let log: Log
-    private let runSoon: (@escaping () -> Void) -> Void
+    private let bridge: HTTPSessionBridge
+    private var log: Log { bridge.log }
     private var resources: [String: PrecallResource] = [:]
 
-    init(sessions: SessionManager, log: Log, runSoon: @escaping (@escaping () -> Void) -> Void) {
-        self.sessions = sessions
-        self.log = log
-        self.runSoon = runSoon
+    init(bridge: HTTPSessionBridge) {
+        self.bridge = bridge
     }
 
     public convenience init(signaling: SignalingServer) {
-        self.init(sessions: signaling.sessions, log: signaling.log,
-                  runSoon: { [weak signaling] task in signaling?.runSoon(task) })
+        self.init(bridge: HTTPSessionBridge(signaling: signaling))
     }
 
     public func register(on router: HTTPRouter) {
@@ -64,16 +60,8 @@ public final class PrecallEndpoint {
         let credential: WHIPAuthorization.Credential
         var seconds: Int?
         do throws(WHIPError) {
-            credential = try WHIPAuthorization.credential(of: request,
-                                                          isAppKey: { sessions.config.app(withKey: $0) != nil }) {
-                appKey, token throws(AccessRefusal) in
-                try sessions.checkAccess(appKey: appKey, token: token)
-            }.get()
-            guard request.mediaType == WHIPEndpoint.sdpType else {
-                throw WHIPError(status: 415, message: "Content-Type must be \(WHIPEndpoint.sdpType), not '\(request.header("content-type") ?? "none")'",
-                                reason: "UNSUPPORTED_MEDIA_TYPE", headers: [("accept-post", WHIPEndpoint.sdpType)])
-            }
-            guard !request.body.isEmpty else { throw .badRequest("The body must be an SDP offer") }
+            credential = try bridge.authorize(request)
+            try HTTPSessionBridge.requireOffer(request)
             for item in request.queryItems {
                 guard item.name == "seconds" else { throw .badRequest("Unknown query parameter '\(item.name)'") }
                 guard let value = Int(item.value), (1...PrecallPolicy.maxSeconds).contains(value) else {
@@ -85,36 +73,15 @@ public final class PrecallEndpoint {
             log.info("precall: refused with \(error.status): \(error.message)")
             return error.response
         }
-        var id = SessionManager.randomSessionID()
-        while resources[id] != nil { id = SessionManager.randomSessionID() }
+        let id = HTTPSessionBridge.newID { resources[$0] != nil }
         let resource = PrecallResource(id: id)
-        resource.onAnswer = { [unowned self, unowned resource] result in
-            switch result {
-            case .success(let sdp):
-                log.info("precall: resource \(id) has handle \(resource.handle ?? "?")")
-                return responder.respond(WHIPEndpoint.withCORS(HTTPResponse(
-                    status: 201, contentType: WHIPEndpoint.sdpType,
-                    headers: [("location", "\(Self.pathPrefix)/\(id)")], body: Array(sdp.utf8))))
-            case .failure(let error):
-                return responder.respond(WHIPEndpoint.withCORS(error.response))
-            }
-        }
-        resource.onEnd = { [unowned self] resource in runSoon { [self] in finish(resource) } }
-        responder.onAbandon = { [weak resource] in resource?.end() }
-        let session = sessions.open(output: resource)
-        resource.session = session
+        resource.onEnd = { [unowned self] resource in bridge.runSoon { [self] in finish(resource) } }
         resources[id] = resource
-        let connect: JSONObject = credential.token.map { ["token": .string($0)] } ?? ["appKey": .string(credential.appKey)]
-        sessions.receive(Self.request(WHIPResource.connectRequestID, "connect", connect), from: session)
         var params: JSONObject = ["sdp": .string(String(decoding: request.body, as: UTF8.self))]
         if let seconds { params["seconds"] = JSONValue(seconds) }
-        sessions.receive(Self.request(WHIPResource.startRequestID, "precall", params), from: session)
+        bridge.start(resource, credential: credential, method: "precall", params: params, responder: responder,
+                     label: "precall", location: "\(Self.pathPrefix)/\(id)", iceLinks: false)
         return nil
-    }
-
-    private static func request(_ id: Int, _ method: String, _ params: JSONObject) -> String {
-        JSONValue.object(["jsonrpc": "2.0", "id": JSONValue(id), "method": .string(method),
-                          "params": .object(params)]).serialized()
     }
 
     /// Closes the resource's session (its test ends with it); a resource that never got a
@@ -125,7 +92,7 @@ public final class PrecallEndpoint {
         if resource.endedAt == nil { resource.endedAt = MonotonicClock.nowMicros() }
         if let session = resource.session {
             resource.session = nil
-            sessions.closed(session)
+            bridge.sessions.closed(session)
         }
         if resource.handle == nil { resources[resource.id] = nil }
     }

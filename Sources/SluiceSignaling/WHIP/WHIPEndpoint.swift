@@ -14,25 +14,24 @@ import SluiceVocabulary
 /// bearer token (401), stream name (400), `Content-Type` (415), body and query (400), then
 /// the session's own `connect` and `publish`/`play` (hooks, limits, SDP).
 public final class WHIPEndpoint {
-    static let sdpType = "application/sdp"
+    static let sdpType = HTTPSessionBridge.sdpType
     static let trickleType = "application/trickle-ice-sdpfrag"
 
-    private let sessions: SessionManager
-    private let log: Log
-    /// Ends resources outside the session manager's own calls (`SignalingServer.runSoon`).
-    private let runSoon: (@escaping () -> Void) -> Void
+    private let bridge: HTTPSessionBridge
+    private var log: Log { bridge.log }
     private var resources: [String: WHIPResource] = [:]
 
-    init(sessions: SessionManager, log: Log, runSoon: @escaping (@escaping () -> Void) -> Void) {
-        self.sessions = sessions
-        self.log = log
-        self.runSoon = runSoon
+    init(bridge: HTTPSessionBridge) {
+        self.bridge = bridge
+    }
+
+    convenience init(sessions: SessionManager, log: Log, runSoon: @escaping (@escaping () -> Void) -> Void) {
+        self.init(bridge: HTTPSessionBridge(sessions: sessions, log: log, runSoon: runSoon))
     }
 
     /// The endpoints of `signaling`, which must not have started yet.
     public convenience init(signaling: SignalingServer) {
-        self.init(sessions: signaling.sessions, log: signaling.log,
-                  runSoon: { [weak signaling] task in signaling?.runSoon(task) })
+        self.init(bridge: HTTPSessionBridge(signaling: signaling))
     }
 
     /// Adds `/whip` and `/whep`; the router keeps this object alive.
@@ -77,60 +76,32 @@ public final class WHIPEndpoint {
         let constraints: JSONValue?
         let credential: WHIPAuthorization.Credential
         do throws(WHIPError) {
-            credential = try authorize(request)
+            credential = try bridge.authorize(request)
             guard RPCParams.isValidStreamName(path.stream) else {
                 throw .badRequest("Stream names are 1 to 128 characters from [A-Za-z0-9._~-]")
             }
-            guard request.mediaType == Self.sdpType else {
-                throw WHIPError(status: 415, message: "Content-Type must be \(Self.sdpType), not '\(request.header("content-type") ?? "none")'",
-                                reason: "UNSUPPORTED_MEDIA_TYPE", headers: [("accept-post", Self.sdpType)])
-            }
-            guard !request.body.isEmpty else { throw .badRequest("The body must be an SDP offer") }
+            try HTTPSessionBridge.requireOffer(request)
             constraints = path.kind == .whep ? try WHEPQuery.constraints(request.queryItems) : nil
         } catch {
             log.info("\(path.kind.rawValue) \(path.stream): refused with \(error.status): \(error.message)")
             return error.response
         }
 
-        var id = SessionManager.randomSessionID()
-        while resources[id] != nil { id = SessionManager.randomSessionID() }
+        let id = HTTPSessionBridge.newID { resources[$0] != nil }
         var resourcePath = path
         resourcePath.resourceID = id
         let resource = WHIPResource(id: id, path: resourcePath, appKey: credential.appKey)
-        resource.onAnswer = { [unowned self, unowned resource] result in
-            switch result {
-            case .success(let sdp):
-                log.info("\(path.kind.rawValue) \(path.stream): resource \(id) has handle \(resource.handle ?? "?")")
-                return responder.respond(Self.withCORS(HTTPResponse(
-                    status: 201, contentType: Self.sdpType,
-                    headers: [("location", resource.path.location)] + ICEServerLinks.headers(resource.iceServers),
-                    body: Array(sdp.utf8))))
-            case .failure(let error):
-                return responder.respond(Self.withCORS(error.response))
-            }
-        }
         resource.onEnd = { [unowned self] resource in
-            runSoon { [self] in finish(resource) }
+            bridge.runSoon { [self] in finish(resource) }
         }
-        responder.onAbandon = { [weak resource] in resource?.end() }
-        let session = sessions.open(output: resource)
-        resource.session = session
         resources[id] = resource
-        log.debug("\(path.kind.rawValue) \(path.stream): resource \(id) is connection \(session.connectionID)")
-
-        let connect: JSONObject = credential.token.map { ["token": .string($0)] } ?? ["appKey": .string(credential.appKey)]
-        sessions.receive(Self.request(WHIPResource.connectRequestID, "connect", connect), from: session)
         var params: JSONObject = ["stream": .string(path.stream),
                                   "sdp": .string(String(decoding: request.body, as: UTF8.self))]
         if let constraints { params["constraints"] = constraints }
-        sessions.receive(Self.request(WHIPResource.startRequestID, path.kind == .whip ? "publish" : "play", params),
-                         from: session)
+        bridge.start(resource, credential: credential, method: path.kind == .whip ? "publish" : "play", params: params,
+                     responder: responder, label: "\(path.kind.rawValue) \(path.stream)",
+                     location: resourcePath.location, iceLinks: true)
         return nil
-    }
-
-    private static func request(_ id: Int, _ method: String, _ params: JSONObject) -> String {
-        JSONValue.object(["jsonrpc": "2.0", "id": JSONValue(id), "method": .string(method),
-                          "params": .object(params)]).serialized()
     }
 
     /// Forgets a resource and closes its session: its handle ends as at a disconnect
@@ -140,7 +111,7 @@ public final class WHIPEndpoint {
         resources[resource.id] = nil
         resource.onEnd = nil
         resource.end()
-        if let session = resource.session { sessions.closed(session) }
+        if let session = resource.session { bridge.sessions.closed(session) }
         // A start that failed was logged with its error already.
         guard resource.handle != nil else { return }
         log.info("\(resource.path.kind.rawValue) \(resource.path.stream): resource \(resource.id) ended")
@@ -173,18 +144,11 @@ public final class WHIPEndpoint {
 
     /// The live resource at `path` that the token's app owns; another app's is not found either.
     private func lookUp(_ request: HTTPRequest, path: WHIPPath, id: String) throws(WHIPError) -> WHIPResource {
-        let appKey = try authorize(request).appKey
+        let appKey = try bridge.authorize(request).appKey
         guard let resource = resources[id], resource.path == path, resource.appKey == appKey else {
             throw WHIPError(status: 404, message: "No such \(path.kind.rawValue.uppercased()) resource", reason: "NOT_FOUND")
         }
         return resource
-    }
-
-    private func authorize(_ request: HTTPRequest) throws(WHIPError) -> WHIPAuthorization.Credential {
-        try WHIPAuthorization.credential(of: request, isAppKey: { sessions.config.app(withKey: $0) != nil }) {
-            appKey, token throws(AccessRefusal) in
-            try sessions.checkAccess(appKey: appKey, token: token)
-        }.get()
     }
 
     private func preflight(_ path: WHIPPath) -> HTTPResponse {
