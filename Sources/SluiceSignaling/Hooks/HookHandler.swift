@@ -83,8 +83,7 @@ final class HookHandler {
 }
 
 /// Stands in when no app has hooks: nothing is ever posted.
-// @unchecked: it has no state at all, so any thread may call it.
-final class UnusedHookTransport: HookTransport, @unchecked Sendable {
+final class UnusedHookTransport: HookTransport, @unchecked Sendable { // @unchecked: no state, any thread may call it
     func post(_ request: HookRequest, completion: @escaping @Sendable (HookOutcome) -> Void) {
         completion(.failed("no hook transport"))
     }
