@@ -76,11 +76,14 @@ extension SessionManager {
             // The token the page will resume, known before any later answer is handled: that
             // runs on this thread, after this request.
             let token = nextHookToken
-            callLog.query(query) { [weak self] result in
+            // Carried by the reader's thread only to be handed back: `runOnServiceThread` is safe
+            // from any thread, and the work runs on the service thread.
+            nonisolated(unsafe) weak let manager = self
+            callLog.query(query) { result in
                 guard !answer.answeredInline(result) else { return }
-                self?.runOnServiceThread { [weak self] in
-                    guard let self else { return }
-                    resumeParked(token) { (_: ParkedRequest) throws(RPCError) -> (JSONValue, FollowUp) in
+                manager?.runOnServiceThread { [weak manager] in
+                    guard let self = manager else { return }
+                    self.resumeParked(token) { (_: ParkedRequest) throws(RPCError) -> (JSONValue, FollowUp) in
                         (try self.callLogPage(result), .none)
                     }
                 }

@@ -56,7 +56,8 @@ public final class Log: @unchecked Sendable {
         if let sink {
             sink(line)
         } else {
-            fputs(line + "\n", stderr)
+            // Straight to fd 2: Swift 6 sees C's `stderr` as a mutable global.
+            _ = (line + "\n").withCString { write(2, $0, strlen($0)) }
         }
     }
 

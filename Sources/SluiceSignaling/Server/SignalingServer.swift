@@ -162,9 +162,10 @@ public final class SignalingServer {
         timer.setEventHandler { waker.wake() }
         timer.resume()
         callTimer = timer
-        let thread = Thread { [self] in
-            serve()
-        }
+        // From here on the server is its service thread's; this thread only wakes and stops it,
+        // through the waker and `ShutdownControl`, which are safe from any thread.
+        nonisolated(unsafe) let server = self
+        let thread = Thread { server.serve() }
         thread.name = "sluice-signaling"
         thread.stackSize = 8 << 20
         thread.start()
@@ -228,6 +229,10 @@ public final class SignalingServer {
     /// From any thread: wakes the service thread, which then does its periodic work (the
     /// cluster's load figures). For a timer of the server's; a no-op before `start()`.
     public func wake() { waker.wake() }
+
+    /// `wake`, for other threads to keep and call: it holds only the waker, which is safe from
+    /// any thread, not the server.
+    public var wakeFromAnyThread: @Sendable () -> Void { { [waker] in waker.wake() } }
 
     /// The credentials new TLS connections get (or are about to), nil without TLS.
     public var tlsCredentials: TLSCredentials? { tlsCertificate?.latest }
