@@ -204,7 +204,7 @@ extension SessionManager {
 }
 
 /// Stands in when no app has hooks: nothing is ever posted.
-final class UnusedHookTransport: HookTransport, @unchecked Sendable {
+final class UnusedHookTransport: HookTransport, Sendable {
     func post(_ request: HookRequest, completion: @escaping @Sendable (HookOutcome) -> Void) {
         completion(.failed("no hook transport"))
     }

@@ -273,6 +273,7 @@ public final class SignalingServer {
 }
 
 /// Wakes the service thread from any thread, and never after the context is gone.
+// @unchecked: `context` is read and written under `lock` only.
 final class ServiceWaker: @unchecked Sendable {
     private let lock = NSLock()
     private var context: OpaquePointer?
@@ -291,6 +292,7 @@ final class ServiceWaker: @unchecked Sendable {
 }
 
 /// Shutdown flags set by other threads and read by the service thread.
+// @unchecked: `flags` is read and written under `lock` only.
 final class ShutdownControl: @unchecked Sendable {
     struct Flags {
         var shutdownRequested = false
