@@ -101,11 +101,14 @@ final class CallHandler {
             // The token the page will resume, known before any later answer is handled: that
             // runs on this thread, after this request.
             let token = hooks.nextToken
-            callLog.query(query) { [weak self] result in
+            // Carried by the reader's thread only to be handed back: `runOnServiceThread` is safe
+            // from any thread, and the work runs on the service thread.
+            nonisolated(unsafe) weak let handler = self
+            callLog.query(query) { result in
                 guard !answer.answeredInline(result) else { return }
-                self?.table.runOnServiceThread { [weak self] in
-                    guard let self else { return }
-                    table.resumeParked(token) { (_: ParkedRequest) throws(RPCError) -> (JSONValue, SessionManager.FollowUp) in
+                handler?.table.runOnServiceThread { [weak handler] in
+                    guard let self = handler else { return }
+                    self.table.resumeParked(token) { (_: ParkedRequest) throws(RPCError) -> (JSONValue, SessionManager.FollowUp) in
                         (try self.callLogPage(result), .none)
                     }
                 }

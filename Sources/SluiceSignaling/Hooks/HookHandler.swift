@@ -83,7 +83,7 @@ final class HookHandler {
 }
 
 /// Stands in when no app has hooks: nothing is ever posted.
-final class UnusedHookTransport: HookTransport, @unchecked Sendable { // @unchecked: no state, any thread may call it
+final class UnusedHookTransport: HookTransport, Sendable {
     func post(_ request: HookRequest, completion: @escaping @Sendable (HookOutcome) -> Void) {
         completion(.failed("no hook transport"))
     }
