@@ -75,7 +75,7 @@ let package = Package(
         // Test-only: counts heap allocations (the zero-allocation forwarding test).
         .target(name: "CMallocCounter"),
         .target(name: "SluiceRTP", dependencies: ["SluiceWire"], swiftSettings: packetPath),
-        .target(name: "SluiceSDP", dependencies: ["SluiceWire", "SluiceVocabulary"], swiftSettings: swift5),
+        .target(name: "SluiceSDP", dependencies: ["SluiceWire", "SluiceVocabulary"], swiftSettings: swift6),
         .target(name: "SluiceTransport",
                 dependencies: ["SluiceWire", "SluiceRTP", "SluiceVocabulary", "CShims", "COpenSSL", "CSRTP",
                                "CHMACSHA1"],
