@@ -75,7 +75,7 @@ let package = Package(
         // Test-only: counts heap allocations (the zero-allocation forwarding test).
         .target(name: "CMallocCounter"),
         .target(name: "SluiceRTP", dependencies: ["SluiceWire"], swiftSettings: packetPath),
-        .target(name: "SluiceSDP", dependencies: ["SluiceWire", "SluiceVocabulary"], swiftSettings: swift5),
+        .target(name: "SluiceSDP", dependencies: ["SluiceWire", "SluiceVocabulary"], swiftSettings: swift6),
         .target(name: "SluiceTransport",
                 dependencies: ["SluiceWire", "SluiceRTP", "SluiceVocabulary", "CShims", "COpenSSL", "CSRTP",
                                "CHMACSHA1"],
@@ -93,7 +93,7 @@ let package = Package(
         .target(name: "SluiceControl",
                 dependencies: ["SluiceWire", "SluiceSDP", "SluiceTransport", "SluiceMedia", "SluiceVocabulary",
                                "SluiceRecord", "SluiceDataChannel", "SluiceJSON"],
-                swiftSettings: swift5),
+                swiftSettings: swift6),
         // The JSON value (pure Swift, shared by the server and the client SDK) and, apart, the
         // server's strict parser over jansson, so the SDK does not link jansson.
         .target(name: "SluiceJSON", swiftSettings: swift6),
@@ -102,7 +102,7 @@ let package = Package(
                 dependencies: ["SluiceWire", "SluiceJSON", "SluiceJSONParser", "SluiceVocabulary", "SluiceMedia",
                                "SluiceControl", "SluiceTransport", "SluiceDataChannel", "SluiceCalls", "CWebsockets",
                                "COpenSSL"],
-                swiftSettings: swift5),
+                swiftSettings: swift6),
         // Recording (docs/recording.md): frames reassembled from a stream's RTP, off the packet
         // path, written to WebM or MP4 by libavformat on the recorder thread.
         .target(name: "SluiceRecord",
@@ -122,7 +122,7 @@ let package = Package(
                 dependencies: ["SluiceWire", "SluiceJSON", "SluiceJSONParser", "SluiceVocabulary", "SluiceMedia",
                                "SluiceControl", "SluiceSignaling", "SluiceTransport", "SluiceCluster", "SluiceRecord",
                                "SluiceDataChannel", "SluiceCalls", "SluiceCallLog", "CShims"],
-                swiftSettings: swift5),
+                swiftSettings: swift6),
         .target(name: "SluiceClient",
                 // The media part needs SluiceTransport (epoll, Linux); signaling builds everywhere.
                 dependencies: ["SluiceWire", "SluiceRTP", "SluiceVocabulary", "SluiceSDP", "SluiceJSON",

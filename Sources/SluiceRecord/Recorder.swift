@@ -10,6 +10,7 @@ import Synchronization
 ///
 /// `start` and `shutdown` may be called from any thread; `events` is called on the recorder
 /// thread.
+// @unchecked: the sessions are the recorder thread's; `start` and `shutdown` hand over through the locked start list; `events` and `log` are set before start.
 public final class Recorder: @unchecked Sendable {
     public let settings: RecordingSettings
     public var events: @Sendable (RecordingEvent) -> Void = { _ in }

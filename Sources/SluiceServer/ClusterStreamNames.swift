@@ -85,12 +85,13 @@ final class ClusterStreamNames: StreamNameRegistry {
         guard ticker == nil else { return }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "sluice-cluster-figures"))
         timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1), leeway: .milliseconds(100))
-        timer.setEventHandler { [weak signaling] in signaling?.wake() }
+        let wake = signaling.wakeFromAnyThread
+        timer.setEventHandler { wake() }
         timer.resume()
         ticker = timer
-        member.onSnapshot { [checkDue, weak signaling] in
+        member.onSnapshot { [checkDue] in
             checkDue.set()
-            signaling?.wake()
+            wake()
         }
     }
 

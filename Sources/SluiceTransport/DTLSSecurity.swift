@@ -1,5 +1,6 @@
 /// The server's DTLS identity: one certificate made at start and the context built on it,
 /// shared (read-only) by every transport of every worker.
+// @unchecked: immutable after init: the certificate and SSL_CTX are only read, which OpenSSL allows from many threads.
 public final class DTLSSecurity: @unchecked Sendable {
     public let certificate: DTLSCertificate
     public let context: DTLSContext

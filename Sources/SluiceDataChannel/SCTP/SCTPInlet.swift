@@ -9,6 +9,7 @@ import SluiceWire
 /// (`SCTPPacketCheck`) is dropped; INIT chunks pass at most `initsPerSecond` (a flood of them
 /// would make usrsctp answer each with a cookie); and at most `maxQueuedBytes` wait for the
 /// SCTP thread, beyond which packets are dropped (SCTP retransmits what mattered).
+// @unchecked: the worker and the SCTP thread share only `queued` and the INIT budget, which are atomics; the rest is `let`.
 final class SCTPInlet: @unchecked Sendable {
     static let maxQueuedBytes = 4 << 20
     static let initsPerSecond = 4.0

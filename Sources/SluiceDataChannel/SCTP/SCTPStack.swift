@@ -20,6 +20,7 @@ import SluiceWire
 ///
 /// usrsctp keeps one stack per process, so there is one of these (`shared`); servers that
 /// share a process (the in-process tests) are kept apart by `DataChannelEndpoint.scope`.
+// @unchecked: every usrsctp call and the association table are the SCTP thread's; other threads only post commands to its locked inbox.
 public final class SCTPStack: @unchecked Sendable {
     public static let shared = SCTPStack()
 

@@ -10,6 +10,7 @@ import Synchronization
 ///
 /// A full ring drops the packet (counted in `dropped`, and the recording is marked damaged):
 /// a recorder that falls behind, or a slow disk, never makes the worker wait.
+// @unchecked: single producer (the worker), single consumer (the recorder): each slot is handed over by the release/acquire of the atomic indices.
 public final class RecordingRing: @unchecked Sendable {
     /// About 4 s of a 720p layer with its audio; 1.5 MB per recording.
     public static let capacity = 1024

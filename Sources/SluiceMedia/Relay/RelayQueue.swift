@@ -9,6 +9,7 @@ import Synchronization
 ///
 /// A full ring drops the packet (counted in `dropped`): a worker that falls behind costs its
 /// own players a loss, never the sender a wait.
+// @unchecked: single producer, single consumer: each slot is handed over by the release/acquire of `head` and `tail`.
 final class RelayQueue: @unchecked Sendable {
     static let capacity = 4096
     private static let mask = capacity - 1

@@ -3,7 +3,7 @@ import Synchronization
 
 /// The latest stats of every handle, written by workers about once a second and read by the
 /// control thread for `getStats` and the REST API, so that a read never waits on a worker.
-package final class StatsBoard: @unchecked Sendable {
+package final class StatsBoard: Sendable {
     private let entries = Mutex<[StreamHandle: HandleStats]>([:])
 
     package init() {}

@@ -40,7 +40,10 @@ public final class AdminCalls {
                                          reason: "CALL_LOG_OFF"))
             return
         }
-        let sessions = self.sessions
+        // Service-thread objects, carried by the reader's thread only to hand them back to the
+        // service thread, which alone uses them (`runOnServiceThread` is safe from any thread).
+        nonisolated(unsafe) let sessions = self.sessions
+        nonisolated(unsafe) let responder = responder
         let answer = InlineOrLater<Result<CallLogPage, CallLogError>>()
         log.query(query) { result in
             // A local file answers inside the call; a database across the network from a thread

@@ -11,6 +11,7 @@ import Synchronization
 /// snapshot (never a Redis command on the control thread); links are asked for with a POST to
 /// the origin's `/api/v1/cluster/links`, authenticated with `cluster.secret`, on a background
 /// queue with a short timeout.
+// @unchecked: its mutable state is in Mutexes; `member` and `channel` are thread-safe by their own contracts (ClusterMember: Mutex-guarded snapshot).
 final class ClusterRemoteStreams: RemoteStreams, @unchecked Sendable {
     let nodeID: String
     private let member: ClusterMember

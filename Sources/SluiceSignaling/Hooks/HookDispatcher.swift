@@ -5,6 +5,7 @@ import SluiceJSON
 /// once, each on its own; their outcomes queue up here until the service thread takes them
 /// (`takeCompletions`), after `wakeup` told it to. Notification hooks go through one
 /// sequential queue per app.
+// @unchecked: `completions` and `wake` are read and written under `lock` only; the rest is `let`.
 public final class HookDispatcher: @unchecked Sendable {
     public let transport: HookTransport
     private let settings: [String: HookSettings]

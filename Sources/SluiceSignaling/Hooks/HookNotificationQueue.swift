@@ -5,6 +5,7 @@ import Foundation
 /// backend in order. Best effort: a failed POST is not retried. `enqueue` never blocks on
 /// the network; when the backend is slow or down the queue keeps the newest `capacity`
 /// requests and drops the oldest, with a warning.
+// @unchecked: `waiting`, `head`, `inFlight` and `dropped` are read and written under `lock` only; the rest is `let`.
 public final class HookNotificationQueue: @unchecked Sendable {
     public static let defaultCapacity = 1000
 
@@ -110,6 +111,7 @@ public final class HookNotificationQueue: @unchecked Sendable {
 }
 
 /// Which came first for one POST: `post` returning, or its completion.
+// @unchecked: `returned` and `completed` are read and written under `lock` only.
 private final class PostState: @unchecked Sendable {
     private let lock = NSLock()
     private var returned = false

@@ -4,6 +4,7 @@ import Foundation
 /// The client SSL_CTX of `https://` hooks, one per trust setting: the system's CA store, or
 /// the PEM CA certificates of an app's `hooks.caFile`. Made on first use and kept for the
 /// process; OpenSSL lets many threads make connections from one SSL_CTX at once.
+// @unchecked: an immutable SSL_CTX, which OpenSSL lets many threads use at once; the cache is under `lock`.
 final class HookTLSContext: @unchecked Sendable {
     /// SSL_CTX*
     let context: OpaquePointer

@@ -8,7 +8,7 @@ import Dispatch
 /// Why not URLSession: on Linux it goes through libcurl, and swift-corelibs-foundation leaks
 /// about 60 bytes per request there (`CFURLSessionCurlHostIsEqual`, seen under valgrind), so a
 /// server that sends a hook for every status would grow for ever.
-public final class SocketHookTransport: HookTransport, @unchecked Sendable {
+public final class SocketHookTransport: HookTransport, Sendable {
     public init() {}
 
     public func post(_ request: HookRequest, completion: @escaping @Sendable (HookOutcome) -> Void) {

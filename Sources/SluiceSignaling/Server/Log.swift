@@ -6,7 +6,7 @@ import Darwin
 
 /// One line per event on stderr: `2025-01-31T12:00:00.123Z info  signaling: text`.
 /// Messages are built only when their level is enabled.
-public final class Log: @unchecked Sendable {
+public final class Log: Sendable {
     public enum Level: Int, Comparable, Sendable {
         case debug, info, warn, error
 
@@ -56,7 +56,8 @@ public final class Log: @unchecked Sendable {
         if let sink {
             sink(line)
         } else {
-            fputs(line + "\n", stderr)
+            // Straight to fd 2: Swift 6 sees C's `stderr` as a mutable global.
+            _ = (line + "\n").withCString { write(2, $0, strlen($0)) }
         }
     }
 

@@ -162,9 +162,10 @@ public final class SignalingServer {
         timer.setEventHandler { waker.wake() }
         timer.resume()
         callTimer = timer
-        let thread = Thread { [self] in
-            serve()
-        }
+        // From here on the server is its service thread's; this thread only wakes and stops it,
+        // through the waker and `ShutdownControl`, which are safe from any thread.
+        nonisolated(unsafe) let server = self
+        let thread = Thread { server.serve() }
         thread.name = "sluice-signaling"
         thread.stackSize = 8 << 20
         thread.start()
@@ -229,6 +230,10 @@ public final class SignalingServer {
     /// cluster's load figures). For a timer of the server's; a no-op before `start()`.
     public func wake() { waker.wake() }
 
+    /// `wake`, for other threads to keep and call: it holds only the waker, which is safe from
+    /// any thread, not the server.
+    public var wakeFromAnyThread: @Sendable () -> Void { { [waker] in waker.wake() } }
+
     /// The credentials new TLS connections get (or are about to), nil without TLS.
     public var tlsCredentials: TLSCredentials? { tlsCertificate?.latest }
 
@@ -268,6 +273,7 @@ public final class SignalingServer {
 }
 
 /// Wakes the service thread from any thread, and never after the context is gone.
+// @unchecked: `context` is read and written under `lock` only.
 final class ServiceWaker: @unchecked Sendable {
     private let lock = NSLock()
     private var context: OpaquePointer?
@@ -286,6 +292,7 @@ final class ServiceWaker: @unchecked Sendable {
 }
 
 /// Shutdown flags set by other threads and read by the service thread.
+// @unchecked: `flags` is read and written under `lock` only.
 final class ShutdownControl: @unchecked Sendable {
     struct Flags {
         var shutdownRequested = false

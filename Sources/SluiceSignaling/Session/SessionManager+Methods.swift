@@ -3,78 +3,40 @@ import SluiceJSON
 import SluiceMedia
 import SluiceVocabulary
 
-/// The JSON-RPC methods of docs/protocol.md section 2, after admission; `connect`, `publish`
-/// and `play` have files of their own.
+/// The JSON-RPC methods of docs/protocol.md section 2, after admission, each routed to the
+/// handler of its feature; and the engine's media events, which every feature hears.
 extension SessionManager {
     /// Checks in the order of docs/protocol.md "Which error wins": not connected (1000), unknown
     /// method (-32601), then params (-32602) and the method's own errors.
     func dispatch(id: JSONValue, method: String, params: RPCParams, session: RPCSession,
-                          followUp: inout FollowUp) throws(RPCError) -> JSONValue {
+                  followUp: inout FollowUp) throws(RPCError) -> JSONValue {
         if method != "connect" && session.sessionID == nil { throw .notConnected }
         guard Self.methods.contains(method) else { throw .methodNotFound(method) }
         try params.requireNamed()
         if method == "connect" {
-            return try connect(params, id: id, session: session, followUp: &followUp)
+            return try connects.connect(params, id: id, session: session, followUp: &followUp)
         }
         guard let sessionID = session.sessionID else { throw .notConnected }
-        if Self.callMethods.contains(method) {
-            return try callMethod(method, params, id: id, session: session, sessionID: sessionID, followUp: &followUp)
+        if CallHandler.methods.contains(method) {
+            return try calls.callMethod(method, params, id: id, session: session, sessionID: sessionID, followUp: &followUp)
         }
         switch method {
         case "publish":
-            return try publish(params, id: id, session: session, sessionID: sessionID, followUp: &followUp)
+            return try streams.publish(params, id: id, session: session, sessionID: sessionID, followUp: &followUp)
         case "play":
-            return try play(params, id: id, session: session, sessionID: sessionID, followUp: &followUp)
+            return try streams.play(params, id: id, session: session, sessionID: sessionID, followUp: &followUp)
         case "update":
-            let handle = try params.handle()
-            let constraints = try params.constraints(required: true)
-            try requireHandle(handle, of: session)
-            var applied = constraints
-            if session.handleRoles[handle] == .publish {
-                try requireWithinLimits(constraints, session: session)
-                applied = publishLimits(of: session).applied(to: constraints)
-            }
-            do {
-                try media.update(handle: handle, constraints: applied)
-            } catch {
-                throw RPCError(error)
-            }
-            return [:]
+            return try streams.update(params, session: session)
         case "mute", "unmute":
-            let handle = try params.handle()
-            let kind = try params.kind()
-            try requireHandle(handle, of: session)
-            do {
-                try media.setMuted(handle: handle, kind: kind, muted: method == "mute")
-            } catch {
-                throw RPCError(error)
-            }
-            return [:]
+            return try streams.setMuted(params, muted: method == "mute", session: session)
         case "stop":
-            let handle = try params.handle()
-            try requireHandle(handle, of: session)
-            do {
-                try media.stop(handle: handle)
-            } catch {
-                if error == .unknownHandle { session.handles[handle] = nil }
-                throw RPCError(error)
-            }
-            session.handles[handle] = nil
-            return [:]
+            return try streams.stop(params, session: session)
         case "getStats":
-            let handle = try params.handle()
-            try requireHandle(handle, of: session)
-            do {
-                return MediaJSON.stats(try media.stats(handle: handle), identity: session.identity,
-                                       dataChannels: media.dataChannelStats(handle: handle))
-            } catch {
-                if error == .unknownHandle { session.handles[handle] = nil }
-                throw RPCError(error)
-            }
+            return try streams.stats(params, session: session)
         case "precall":
-            return try precall(params, session: session, sessionID: sessionID)
+            return try precalls.precall(params, session: session, sessionID: sessionID)
         case "muteStream", "unmuteStream":
-            return try moderateMute(params, muted: method == "muteStream", session: session)
+            return try moderation.moderateMute(params, muted: method == "muteStream", session: session)
         case "ping":
             return [:]
         case "disconnect":
@@ -88,13 +50,35 @@ extension SessionManager {
     /// Every method `dispatch` knows: one list, checked before params.
     static let methods: Set<String> = Set(["connect", "publish", "play", "update", "mute", "unmute", "stop", "getStats",
                                            "muteStream", "unmuteStream", "ping", "disconnect", "precall"])
-        .union(callMethods)
+        .union(CallHandler.methods)
 
-    private func requireHandle(_ handle: StreamHandle, of session: RPCSession) throws(RPCError) {
-        guard session.handles[handle] != nil else { throw .unknownHandle }
+    // MARK: Media events
+
+    /// Delivers every queued media event to the session that owns its handle, after the
+    /// cluster's names, the calls and the hooks have heard of it.
+    public func drainMediaEvents() {
+        media.drainEvents { event in
+            if case let .streamStatus(session, handle, stream, role, status, info, _) = event {
+                // One line per status change: the server's record of every stream's life.
+                let line = "stream \(stream) \(role.rawValue) \(handle) (session \(session)): \(status.rawValue)"
+                    + (info.map { " \"\($0)\"" } ?? "")
+                if status == .failed { log.warn(line) } else { log.info(line) }
+            }
+            streams.releaseName(after: event)
+            calls.noteCallMedia(event)
+            hookHandler.notifyHooks(of: event)
+            streams.deliver(event)
+        }
+        // Outside the engine's drain: these may stop or mute call streams, which queues more.
+        if calls.carryOutMediaEffects() {
+            drainMediaEvents()
+        }
     }
 
-    func requireHandleCapacity(_ session: RPCSession) throws(RPCError) {
-        guard session.handles.count < config.maxHandlesPerSession else { throw .limitReached("handles per session") }
+    /// The service thread's periodic wake: work other threads handed over, then the calls'
+    /// timers (ring timeouts, lost devices, the cluster's answers and presence).
+    public func callTick() {
+        for work in table.serviceInbox.take() { work() }
+        calls.tick()
     }
 }

@@ -10,55 +10,46 @@ import SluiceWire
 /// in as bytes, replies and notifications go out through each session's `SessionOutput`.
 /// Confined to one thread (the server's service thread).
 ///
-/// This file holds its state and the transport's lifecycle (open, receive, close, kick,
-/// shutdown). The rest is in extensions named for what they hold: `+Incoming` (admission,
-/// parse, reply), `+Methods` (dispatch), `+Connect`, `+PublishPlay`, `+MediaEvents`, and
-/// `+ICEServers` here; `+Access` and `+Moderation` in Auth/; `+Hooks` in Hooks/.
+/// A thin composer: the sessions live in a `SessionTable` it owns, and each feature is a
+/// handler that owns its own state and shares only that table: `ConnectHandler` (with access,
+/// Auth/ConnectHandler+Access.swift), `StreamHandler`, `PrecallHandler`, `ModerationHandler`
+/// (Auth/), `HookHandler` (Hooks/) and `CallHandler` (Calls/). This file holds the
+/// transport's lifecycle (open, receive, close, kick, shutdown) and the surface the server
+/// and its admin API use; `+Incoming` the request pipeline (admission, parse, reply, parked
+/// requests), `+Methods` the routing of methods and media events to the handlers.
 public final class SessionManager {
-    public let config: SignalingConfig
-    public let media: MediaControl
-    let log: Log
-    let clock: () -> UInt64
-    let makeSessionID: () -> SessionID
-    private var nextConnectionID = 1
-    /// Every session whose transport is still open.
-    var sessions: [Int: RPCSession] = [:]
-    /// Connected sessions by id, for routing media events.
-    var connected: [SessionID: RPCSession] = [:]
+    let table: SessionTable
+    let hookHandler: HookHandler
+    let connects: ConnectHandler
+    let streams: StreamHandler
+    let precalls: PrecallHandler
+    let moderation: ModerationHandler
+    let calls: CallHandler
+
+    public var config: SignalingConfig { table.config }
+    public var media: MediaControl { table.media }
+    var log: Log { table.log }
     /// The apps' status callbacks (docs/protocol.md section 4).
-    public let hooks: HookDispatcher
-    /// Milliseconds since the epoch, for the hook bodies' `timestamp`.
-    let wallClockMillis: () -> Int64
-    /// Requests waiting for an authorizing hook, by token.
-    var parked: [UInt64: ParkedRequest] = [:]
-    var nextHookToken: UInt64 = 1
-    /// Sessions of apps with hooks, from `connect` until their `disconnect` hook is queued.
-    var hookSubjects: [SessionID: RPCSession] = [:]
+    public var hooks: HookDispatcher { hookHandler.dispatcher }
     /// The cluster's stream names when this server is a cluster node; nil: names are this
-    /// node's alone (SessionManager+NameRegistry.swift). Set before the server starts.
-    public var nameRegistry: StreamNameRegistry?
-    /// Names claimed in `nameRegistry`, by the publish handle that holds each.
-    var claimedNames: [String: StreamHandle] = [:]
-    /// When the load figures last went to `nameRegistry` (monotonic microseconds).
-    var figuresReportedAt: UInt64 = 0
-    /// Pre-call tests started per app in the last minute (SessionManager+Precall.swift).
-    var precallRate = PrecallRateLimiter()
+    /// node's alone (StreamHandler+NameRegistry.swift). Set before the server starts.
+    public var nameRegistry: StreamNameRegistry? {
+        get { streams.nameRegistry }
+        set { streams.nameRegistry = newValue }
+    }
     /// Users online and their calls (docs/protocol.md section 6, "Calls"; Calls/).
-    public let callBook: CallBook
+    public var callBook: CallBook { calls.callBook }
     /// Where calls are logged; nil keeps no log (`calls.database` empty). Set before the
     /// server starts.
-    public var callLog: CallLogStore?
-    /// Call effects a request queued, carried out after its reply.
-    var afterReply: [[CallEffect]] = []
-    /// Call effects of media statuses, carried out after the engine's events are delivered.
-    var mediaCallEffects: [CallEffect] = []
-    /// Calls across the cluster's nodes (Calls/Cluster/); nil on a single node or without
-    /// `cluster.secret`. Set with `join(_:)` before the server starts.
-    var callRelay: ClusterCallRelay?
+    public var callLog: CallLogStore? {
+        get { calls.callLog }
+        set { calls.callLog = newValue }
+    }
     /// Wakes the service thread from any thread (set by the server when it starts).
-    public var wakeup: @Sendable () -> Void = {}
-    /// Work other threads hand to the service thread (`runOnServiceThread`).
-    let serviceInbox = Inbox<() -> Void>()
+    public var wakeup: @Sendable () -> Void {
+        get { table.wakeup }
+        set { table.wakeup = newValue }
+    }
 
     /// `clock` gives monotonic microseconds (rate limiting); `makeSessionID`, `hookTransport`
     /// and `wallClockMillis` are for tests (hooks go through Sluice's own HTTP/HTTPS client by default).
@@ -67,81 +58,101 @@ public final class SessionManager {
                 makeSessionID: (() -> SessionID)? = nil,
                 hookTransport: HookTransport? = nil,
                 wallClockMillis: (() -> Int64)? = nil) {
-        self.config = config
-        self.media = media
-        self.log = log
-        self.clock = clock
-        self.makeSessionID = makeSessionID ?? SessionManager.randomSessionID
+        let wallMillis = wallClockMillis ?? { Int64(Date().timeIntervalSince1970 * 1000) }
+        table = SessionTable(config: config, media: media, log: log, clock: clock, wallClockMillis: wallMillis)
         let transport = hookTransport ?? (config.apps.contains { $0.hooks != nil }
                                           ? SocketHookTransport() : UnusedHookTransport())
-        hooks = HookDispatcher(apps: config.apps, transport: transport, log: log)
-        let wallMillis = wallClockMillis ?? { Int64(Date().timeIntervalSince1970 * 1000) }
-        self.wallClockMillis = wallMillis
-        callBook = CallBook(settings: config.calls, wallMillis: wallMillis, monoMicros: clock)
+        hookHandler = HookHandler(table: table, dispatcher: HookDispatcher(apps: config.apps, transport: transport, log: log))
+        connects = ConnectHandler(table: table, hooks: hookHandler,
+                                  makeSessionID: makeSessionID ?? SessionManager.randomSessionID)
+        streams = StreamHandler(table: table, hooks: hookHandler)
+        precalls = PrecallHandler(table: table)
+        moderation = ModerationHandler(table: table)
+        calls = CallHandler(table: table, hooks: hookHandler, streams: streams)
+        streams.calls = calls
+        table.pipeline = self
     }
 
     /// Sessions with an open transport, connected or not.
-    public var openSessionCount: Int { sessions.count }
+    public var openSessionCount: Int { table.sessions.count }
     /// Sessions that completed `connect`.
-    public var connectedSessionCount: Int { connected.count }
+    public var connectedSessionCount: Int { table.connected.count }
 
-    public func session(withID id: SessionID) -> RPCSession? { connected[id] }
+    public func session(withID id: SessionID) -> RPCSession? { table.connected[id] }
+
+    /// Connected sessions, oldest connection first.
+    public var connectedSessions: [RPCSession] { table.connectedSessions }
+
+    /// Requests waiting for an authorizing hook, over all sessions.
+    public var parkedRequestCount: Int { hookHandler.parked.count }
 
     /// From any thread: runs `work` on the service thread at its next wake (the answer of a
     /// store that read on a thread of its own, say).
     public func runOnServiceThread(_ work: @escaping () -> Void) {
-        serviceInbox.add(work)
-        wakeup()
+        table.runOnServiceThread(work)
+    }
+
+    /// `appKey` and `token` as `connect` gives them; at least one is set.
+    public func checkAccess(appKey: String?, token: String?) throws(AccessRefusal) -> SessionAccess {
+        try connects.checkAccess(appKey: appKey, token: token)
+    }
+
+    /// Makes this node take part in calls across `cluster` (before the server starts).
+    public func join(_ cluster: CallCluster) {
+        calls.join(cluster)
+    }
+
+    /// A batch of call messages from node `from` (service thread), from
+    /// `POST /api/v1/cluster/calls`; see Calls/Cluster/CallHandler+Cluster.swift.
+    public func receiveClusterCalls(from node: String, _ messages: [ClusterCallMessage]) -> ClusterCallReply {
+        calls.receiveClusterCalls(from: node, messages)
+    }
+
+    /// Each wake of the signaling thread: the cluster's name registry and its load figures.
+    public func reportFigures() {
+        streams.reportFigures()
     }
 
     /// The sizes of the session layer's tables, its sessions' tables summed, and the call
     /// book's (service thread): a leak test's count, each back to its idle size when the
     /// sessions are gone.
     public var tableSizes: [String: Int] {
-        var sizes = callBook.tableSizes
+        var sizes = calls.callBook.tableSizes
+        let sessions = table.sessions
         sizes["sessions.open"] = sessions.count
-        sizes["sessions.connected"] = connected.count
-        sizes["sessions.parked"] = parked.count
-        sizes["sessions.hookSubjects"] = hookSubjects.count
-        sizes["sessions.claimedNames"] = claimedNames.count
-        sizes["sessions.afterReply"] = afterReply.count
-        sizes["sessions.mediaCallEffects"] = mediaCallEffects.count
+        sizes["sessions.connected"] = table.connected.count
+        sizes["sessions.parked"] = hookHandler.parked.count
+        sizes["sessions.hookSubjects"] = hookHandler.subjects.count
+        sizes["sessions.claimedNames"] = streams.claimedNames.count
+        sizes["sessions.afterReply"] = calls.afterReply.count
+        sizes["sessions.mediaCallEffects"] = calls.mediaCallEffects.count
         sizes["sessions.handles"] = sessions.values.reduce(0) { $0 + $1.handles.count }
         sizes["sessions.handleCustom"] = sessions.values.reduce(0) { $0 + $1.hooks.handleCustom.count }
-        sizes["sessions.precallApps"] = precallRate.appCount
-        for (name, size) in callRelay?.tableSizes ?? [:] { sizes[name] = size }
+        sizes["sessions.precallApps"] = precalls.rate.appCount
+        for (name, size) in calls.callRelay?.tableSizes ?? [:] { sizes[name] = size }
         return sizes
     }
 
-    /// Whether the transport of `session` is still open (it is still this manager's).
-    func isOpen(_ session: RPCSession) -> Bool { sessions[session.connectionID] === session }
-
-    /// Connected sessions, oldest connection first.
-    public var connectedSessions: [RPCSession] {
-        connected.values.sorted { $0.connectionID < $1.connectionID }
-    }
+    // MARK: The transport's lifecycle
 
     /// Ends a session from the server side (REST kick): its handles end and it hears of
     /// that, then `session` DISCONNECTED with `info`, then close 1000. False if unknown.
     @discardableResult
     public func kick(_ id: SessionID, info: String = "Disconnected by server") -> Bool {
-        guard let session = connected[id] else { return false }
+        guard let session = table.connected[id] else { return false }
         media.endSession(id)
         drainMediaEvents()
-        callSessionEnded(id)
-        sessionEndedForHooks(id)
+        calls.sessionEnded(id)
+        hookHandler.sessionEnded(id)
         session.send(RPCMessage.notification("session", ["status": "DISCONNECTED", "info": .string(info)]))
-        connected[id] = nil
+        table.connected[id] = nil
         session.close(code: CloseCode.normal, reason: "Disconnected by server")
         return true
     }
 
     /// A transport opened: a new session waiting for `connect`.
     public func open(output: SessionOutput) -> RPCSession {
-        let session = RPCSession(connectionID: nextConnectionID, output: output,
-                                 requestsPerSecond: config.requestsPerSecond)
-        nextConnectionID += 1
-        sessions[session.connectionID] = session
+        let session = table.open(output: output)
         log.debug("connection \(session.connectionID): opened")
         return session
     }
@@ -169,17 +180,17 @@ public final class SessionManager {
     /// The transport closed (or dropped). The session's handles end; events meant for it
     /// are dropped, those for other sessions (its players) go out.
     public func closed(_ session: RPCSession) {
-        guard sessions.removeValue(forKey: session.connectionID) != nil else { return }
+        guard table.sessions.removeValue(forKey: session.connectionID) != nil else { return }
         if let id = session.sessionID {
-            connected[id] = nil
+            table.connected[id] = nil
             session.state = .closing
             media.endSession(id)
             drainMediaEvents()
-            callSessionEnded(id)
+            calls.sessionEnded(id)
             drainMediaEvents()
-            sessionEndedForHooks(id)
+            hookHandler.sessionEnded(id)
         }
-        dropParked(session)
+        hookHandler.dropParked(session)
         session.state = .closing
         session.output = nil
         log.debug("connection \(session.connectionID): closed")
@@ -188,18 +199,18 @@ public final class SessionManager {
     /// Server shutdown: ends every session, delivers the resulting statuses, then sends
     /// `session` DISCONNECTED and closes each transport with 1001.
     public func shutdown() {
-        let open = sessions.values.sorted { $0.connectionID < $1.connectionID }
-        endCallsForShutdown()
+        let open = table.sessions.values.sorted { $0.connectionID < $1.connectionID }
+        calls.endCallsForShutdown()
         for session in open {
             if let id = session.sessionID { media.endSession(id) }
         }
         drainMediaEvents()
         for session in open {
-            dropParked(session)
+            hookHandler.dropParked(session)
             if let id = session.sessionID {
-                sessionEndedForHooks(id)
+                hookHandler.sessionEnded(id)
                 session.send(RPCMessage.notification("session", ["status": "DISCONNECTED", "info": "Server shutdown"]))
-                connected[id] = nil
+                table.connected[id] = nil
             }
             session.close(code: CloseCode.goingAway, reason: "Server shutdown")
         }

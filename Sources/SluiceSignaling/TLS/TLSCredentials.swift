@@ -16,6 +16,7 @@ public struct TLSCredentialsError: Error, Equatable, CustomStringConvertible {
 ///
 /// The files are read once into OpenSSL objects: a later change on disk (a renewal halfway
 /// written) cannot reach a handshake until the next reload has checked it.
+// @unchecked: immutable after loading (OpenSSL objects only read, and OpenSSL's X509/EVP_PKEY reads are thread-safe).
 public final class TLSCredentials: @unchecked Sendable {
     /// X509*: the leaf, first in the certificate file.
     let leaf: OpaquePointer

@@ -19,6 +19,7 @@ import Foundation
 /// Threads: `current` is read by the callback, which OpenSSL runs inside SSL_accept on the
 /// service thread; it is written only on the service thread (`adoptPending`, under the lock so
 /// that `latest` may read it from elsewhere). `offer` and `latest` come from any thread.
+// @unchecked: `current` is written on the service thread under `lock`; `pending` is read and written under `lock` only.
 final class TLSServerCertificate: @unchecked Sendable {
     private(set) var current: TLSCredentials
     private let lock = NSLock()

@@ -13,6 +13,7 @@ import COpenSSL
 /// `update`, `final`, the tag as an `OSSL_PARAM`), so the provider does exactly the work it
 /// did before; only the asking in between is gone. The table comes from the provider of the
 /// cipher `EVP_CIPHER_fetch` chose, so a FIPS or other provider is used the same way.
+// @unchecked: C function pointers from the provider's dispatch table, immutable; each session calls them on its own context.
 struct OpenSSLProviderCipher: @unchecked Sendable {
     typealias NewContext = @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?
     typealias FreeContext = @convention(c) (UnsafeMutableRawPointer?) -> Void

@@ -7,6 +7,7 @@ import Synchronization
 ///
 /// The worker counts into its own array (no atomics, no allocation on the packet path) and
 /// copies it into a locked snapshot about once a second for /metrics.
+// @unchecked: `counts` is the worker thread's alone; other threads read only `snapshot`, a Mutex.
 public final class ForwardDelayHistogram: @unchecked Sendable {
     /// Upper bounds of the buckets, in microseconds; a last bucket takes the rest.
     public static let boundsMicros: [UInt64] = [25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000]

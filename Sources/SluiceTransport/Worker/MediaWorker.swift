@@ -20,6 +20,7 @@ import Synchronization
 /// A server worker has one socket (`primarySocket`) that all its transports share. A client
 /// with many connections to one server address (the load tester) opens a socket per
 /// connection on a shared worker (`openSocket`), so the local socket tells them apart.
+// @unchecked: all state is the worker thread's; other threads use only the inbox (lock + eventfd), the atomic counters and `stop`.
 public final class MediaWorker: @unchecked Sendable {
     public static let batchSize = 32
     /// `recvmmsg` batches read before the send batch goes out.

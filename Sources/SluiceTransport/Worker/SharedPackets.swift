@@ -11,6 +11,7 @@ import Synchronization
 /// Released by its owner while others still hold it, a buffer waits in the orphan list, which
 /// the owner's loop sweeps every turn (`sweep`) for buffers whose count fell to zero. So the
 /// pool's free list stays single-threaded, and no worker ever waits on another.
+// @unchecked: buffer counts are atomics; the orphan list and the pool's free list are the owner's thread's alone.
 public final class SharedPackets: @unchecked Sendable {
     public let pool: PacketBufferPool
     private let counts: UnsafeMutablePointer<Atomic<UInt32>>

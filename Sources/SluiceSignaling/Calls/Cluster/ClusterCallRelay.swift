@@ -1,3 +1,4 @@
+import Foundation
 import SluiceCalls
 import SluiceVocabulary
 import Synchronization
@@ -75,18 +76,29 @@ final class ClusterCallRelay {
 
 /// A queue other threads add to and one thread takes everything from.
 final class Inbox<Item>: @unchecked Sendable {
-    // @unchecked: the items cross threads only under the lock.
-    private let items = Mutex<[Item]>([])
+    // @unchecked: `items` is touched only under `lock`; an item passes from the adding thread
+    // to the taking one, which alone uses it after (the items are not Sendable: closures that
+    // capture the service thread's objects, to run there).
+    private let lock = NSLock()
+    private var items: [Item] = []
 
-    func add(_ item: Item) { items.withLock { $0.append(item) } }
-
-    func take() -> [Item] {
-        items.withLock { queue in
-            let taken = queue
-            queue.removeAll()
-            return taken
-        }
+    func add(_ item: Item) {
+        lock.lock()
+        items.append(item)
+        lock.unlock()
     }
 
-    var count: Int { items.withLock { $0.count } }
+    func take() -> [Item] {
+        lock.lock()
+        defer { lock.unlock() }
+        let taken = items
+        items.removeAll()
+        return taken
+    }
+
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return items.count
+    }
 }

@@ -6,38 +6,19 @@ import SluiceVocabulary
 
 /// `publish` and `play`: checks, grants and limits, then the media engine, through the
 /// stream hook when the app has one.
-extension SessionManager {
-    /// 1009 when a publisher asks for more than its app allows.
-    func requireWithinLimits(_ constraints: StreamConstraints, session: RPCSession) throws(RPCError) {
-        if !publishLimits(of: session).allow(constraints) { throw RPCError(MediaError.constraintsExceedLimits) }
-    }
-
-    /// The start bitrate setting of the session's app (the default for a session without one).
-    func startBitrate(of session: RPCSession) -> StartBitrate {
-        session.appKey.flatMap { config.app(withKey: $0) }?.startBitrate ?? .standard
-    }
-
-    /// The app's data channel rules (the defaults for a session of no configured app).
-    func dataChannels(of session: RPCSession) -> DataChannelPolicy? {
-        guard let app = session.appKey.flatMap({ config.app(withKey: $0) }) else { return DataChannelPolicy() }
-        return app.dataChannels
-    }
-
-    /// Whether a publish is recorded: what it asked, under its app's `recording` setting.
-    func recordingDecision(asked: Bool, session: RPCSession) throws(RPCError) -> Bool {
-        let app = session.appKey.flatMap { config.app(withKey: $0) }
-        switch app?.recording ?? .request {
-        case .request: return asked
-        case .always: return true
-        case .off:
-            if asked { throw RPCError(MediaError.limitReached(AppRecording.offMessage(app: app?.key ?? ""))) }
-            return false
-        }
+extension StreamHandler {
+    /// Publish and play of a reserved call name: the call's devices only (1012 otherwise).
+    /// True when the name is a call's, so that the token's grants do not apply.
+    private func checkCallStream(_ stream: String, publish: Bool, sessionID: SessionID) throws(RPCError) -> Bool {
+        guard let calls else { return false }
+        return try calls.checkCallStream(stream, publish: publish, sessionID: sessionID)
     }
 
     /// `merging`: members the result starts with (`accept` with an `sdp` publishes through here).
     func publish(_ params: RPCParams, id requestID: JSONValue, session: RPCSession, sessionID: SessionID,
-                 followUp: inout FollowUp, merging prefix: JSONObject = [:]) throws(RPCError) -> JSONValue {
+                 followUp: inout SessionManager.FollowUp, merging prefix: JSONObject = [:]) throws(RPCError) -> JSONValue {
+        let config = table.config
+        let media = table.media
         let stream = try params.streamName()
         let sdp = try params.sdp()
         let constraints = try params.constraints()
@@ -53,7 +34,7 @@ extension SessionManager {
         let record = try recordingDecision(asked: asked, session: session)
         // Before any hook: a server without a recorder refuses at once, and makes no handle.
         if record && !media.recordingEnabled { throw RPCError(MediaError.limitReached(MediaEngine.recordingOff)) }
-        try requireHandleCapacity(session)
+        try table.requireHandleCapacity(session)
         try requireWithinLimits(constraints, session: session)
         let limits = publishLimits(of: session)
         var request = PublishRequest(session: sessionID, stream: stream, offer: sdp,
@@ -91,12 +72,12 @@ extension SessionManager {
             result["sdp"] = .string(answer.sdp)
             return .object(result)
         }
-        if let appKey = session.appKey, hooks.hooks(forApp: appKey) != nil {
+        if let appKey = session.appKey, hooks.hasHooks(app: appKey) {
             var fields: JSONObject = ["stream": .string(stream), "role": "publish"]
             if let given = params.members["constraints"], !given.isNull { fields["constraints"] = given }
             fields["record"] = .bool(record)
-            park(session, id: requestID, event: .publishStream, appKey: appKey, sessionID: sessionID,
-                 fields: fields, custom: custom ?? session.hooks.custom) { session throws(RPCError) in
+            hooks.park(session, id: requestID, event: .publishStream, appKey: appKey, sessionID: sessionID,
+                       fields: fields, custom: custom ?? session.hooks.custom) { session throws(RPCError) in
                 (try start(session), .none)
             }
             followUp = .parked
@@ -106,7 +87,8 @@ extension SessionManager {
     }
 
     func play(_ params: RPCParams, id requestID: JSONValue, session: RPCSession, sessionID: SessionID,
-                      followUp: inout FollowUp) throws(RPCError) -> JSONValue {
+              followUp: inout SessionManager.FollowUp) throws(RPCError) -> JSONValue {
+        let media = table.media
         let stream = try params.streamName()
         let sdp = try params.sdp()
         let constraints = try params.constraints()
@@ -115,11 +97,11 @@ extension SessionManager {
         if try !checkCallStream(stream, publish: false, sessionID: sessionID) {
             try requireGrant(.play, stream: stream, record: false, session: session)
         }
-        try requireHandleCapacity(session)
+        try table.requireHandleCapacity(session)
         var request = PlayRequest(session: sessionID, stream: stream, offer: sdp, constraints: constraints, wait: wait)
         request.dataChannels = dataChannels(of: session)
-        request.instantJoin = session.appKey.flatMap { config.app(withKey: $0) }?.instantJoin ?? true
-        let start = { [unowned self] (session: RPCSession) throws(RPCError) -> JSONValue in
+        request.instantJoin = table.app(of: session)?.instantJoin ?? true
+        let start = { (session: RPCSession) throws(RPCError) -> JSONValue in
             let answer: MediaAnswer
             do throws(MediaError) {
                 answer = try media.play(request)
@@ -130,12 +112,12 @@ extension SessionManager {
             if let custom { session.hooks.handleCustom[answer.handle] = custom }
             return ["handle": .string(answer.handle), "sdp": .string(answer.sdp)]
         }
-        if let appKey = session.appKey, hooks.hooks(forApp: appKey) != nil {
+        if let appKey = session.appKey, hooks.hasHooks(app: appKey) {
             var fields: JSONObject = ["stream": .string(stream), "role": "play"]
             if let given = params.members["constraints"], !given.isNull { fields["constraints"] = given }
             fields["wait"] = .bool(wait)
-            park(session, id: requestID, event: .playStream, appKey: appKey, sessionID: sessionID,
-                 fields: fields, custom: custom ?? session.hooks.custom) { session throws(RPCError) in
+            hooks.park(session, id: requestID, event: .playStream, appKey: appKey, sessionID: sessionID,
+                       fields: fields, custom: custom ?? session.hooks.custom) { session throws(RPCError) in
                 (try start(session), .none)
             }
             followUp = .parked

@@ -6,7 +6,13 @@ import SluiceVocabulary
 /// Moderator calls over the WebSocket: a session whose token has the `admin` grant may mute
 /// and unmute any stream of its own app for every player, as the admin API's server-side mute
 /// does (docs/protocol.md section 6, "Access tokens").
-extension SessionManager {
+final class ModerationHandler {
+    let table: SessionTable
+
+    init(table: SessionTable) {
+        self.table = table
+    }
+
     /// `muteStream` / `unmuteStream` with `stream` and `kind`.
     func moderateMute(_ params: RPCParams, muted: Bool, session: RPCSession) throws(RPCError) -> JSONValue {
         let stream = try params.streamName()
@@ -15,18 +21,18 @@ extension SessionManager {
         // Another app's stream is not found, so its names do not leak.
         guard publisherApp(of: stream) == session.appKey else { throw RPCError(MediaError.streamNotFound) }
         do {
-            try media.setServerMuted(stream: stream, kind: kind, muted: muted)
+            try table.media.setServerMuted(stream: stream, kind: kind, muted: muted)
         } catch {
             throw RPCError(error)
         }
-        log.info("connection \(session.connectionID): \(muted ? "muted" : "unmuted") \(kind.rawValue) of \(stream)"
-                 + " as moderator" + (session.identity.map { " \"\($0)\"" } ?? ""))
+        table.log.info("connection \(session.connectionID): \(muted ? "muted" : "unmuted") \(kind.rawValue) of \(stream)"
+                       + " as moderator" + (session.identity.map { " \"\($0)\"" } ?? ""))
         return [:]
     }
 
     /// The app of the session that publishes `stream`, if one does.
     private func publisherApp(of stream: String) -> String? {
-        connectedSessions.first { owner in
+        table.connectedSessions.first { owner in
             owner.handles.values.contains { $0.role == .publish && $0.stream == stream }
         }?.appKey
     }

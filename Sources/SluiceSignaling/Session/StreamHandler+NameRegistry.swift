@@ -5,7 +5,7 @@ import SluiceVocabulary
 /// claims its name in `nameRegistry` before the engine sees it, and the claim is given back
 /// when the publish handle ends, whichever way (stop, session end, kick, failure, terminate):
 /// every end comes through the engine's final status, which `drainMediaEvents` passes here.
-extension SessionManager {
+extension StreamHandler {
     /// Claims `stream` for a publish; true when a new claim was made (the caller then owns it
     /// and must give it back if the publish fails). False without a registry, and when a
     /// publisher of this node holds the name already: the engine answers 1003 for that one,
@@ -16,10 +16,10 @@ extension SessionManager {
         case .claimed:
             return true
         case .inUse(let node):
-            log.info("publish of \(stream) refused: node \(node) publishes it")
+            table.log.info("publish of \(stream) refused: node \(node) publishes it")
             throw RPCError(MediaError.streamNameInUse)
         case .unavailable(let why):
-            log.info("publish of \(stream) refused: the cluster's names cannot be checked (\(why))")
+            table.log.info("publish of \(stream) refused: the cluster's names cannot be checked (\(why))")
             throw RPCError.clusterUnavailable
         }
     }
@@ -41,19 +41,19 @@ extension SessionManager {
     /// Each wake of the signaling thread: lets the registry do what it was woken for, then
     /// hands it the load figures, at most once a second: connected sessions, publish handles,
     /// play handles.
-    public func reportFigures() {
+    func reportFigures() {
         guard let nameRegistry else { return }
         nameRegistry.serviceWoke()
-        let now = clock()
+        let now = table.clock()
         guard figuresReportedAt == 0 || now &- figuresReportedAt >= 1_000_000 else { return }
         figuresReportedAt = now
         var streams = 0
         var players = 0
-        for session in connected.values {
+        for session in table.connected.values {
             for record in session.handles.values {
                 if record.role == .publish { streams += 1 } else { players += 1 }
             }
         }
-        nameRegistry.report(sessions: connected.count, streams: streams, players: players)
+        nameRegistry.report(sessions: table.connected.count, streams: streams, players: players)
     }
 }

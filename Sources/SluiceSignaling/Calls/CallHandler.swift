@@ -3,13 +3,38 @@ import SluiceJSON
 import SluiceVocabulary
 
 /// The call methods of docs/protocol.md section 6, "Calls": params here, the rules in
-/// SluiceCalls' `CallBook`, and its effects in `SessionManager+CallEffects.swift`.
-extension SessionManager {
-    static let callMethods: Set<String> = ["call", "accept", "decline", "hangup", "hold", "unhold", "callLog", "onlineUsers"]
+/// SluiceCalls' `CallBook`, its effects in CallHandler+Effects.swift, and calls across a
+/// cluster's nodes in Cluster/CallHandler+Cluster.swift.
+final class CallHandler {
+    let table: SessionTable
+    let hooks: HookHandler
+    /// `accept` with an `sdp` publishes the callee's stream through it.
+    let streams: StreamHandler
+    /// Users online and their calls (docs/protocol.md section 6, "Calls").
+    let callBook: CallBook
+    /// Where calls are logged; nil keeps no log (`calls.database` empty). Set before the
+    /// server starts.
+    var callLog: CallLogStore?
+    /// Call effects a request queued, carried out after its reply.
+    var afterReply: [[CallEffect]] = []
+    /// Call effects of media statuses, carried out after the engine's events are delivered.
+    var mediaCallEffects: [CallEffect] = []
+    /// Calls across the cluster's nodes (Calls/Cluster/); nil on a single node or without
+    /// `cluster.secret`. Set with `join(_:)` before the server starts.
+    var callRelay: ClusterCallRelay?
+
+    init(table: SessionTable, hooks: HookHandler, streams: StreamHandler) {
+        self.table = table
+        self.hooks = hooks
+        self.streams = streams
+        callBook = CallBook(settings: table.config.calls, wallMillis: table.wallClockMillis, monoMicros: table.clock)
+    }
+
+    static let methods: Set<String> = ["call", "accept", "decline", "hangup", "hold", "unhold", "callLog", "onlineUsers"]
 
     func callMethod(_ method: String, _ params: RPCParams, id requestID: JSONValue, session: RPCSession,
-                    sessionID: SessionID, followUp: inout FollowUp) throws(RPCError) -> JSONValue {
-        let app = session.appKey.flatMap { config.app(withKey: $0) }
+                    sessionID: SessionID, followUp: inout SessionManager.FollowUp) throws(RPCError) -> JSONValue {
+        let app = table.app(of: session)
         switch method {
         case "call":
             let to = try CallParams.user(params, "to", required: true)!
@@ -25,7 +50,7 @@ extension SessionManager {
             } catch {
                 throw RPCError(error)
             }
-            log.info("session \(sessionID): \(session.identity ?? "") calls \(to): call \(made.callID)")
+            table.log.info("session \(sessionID): \(session.identity ?? "") calls \(to): call \(made.callID)")
             // The reply goes first; the call's notifications follow it.
             afterReply.append(made.effects)
             return ["callId": .string(made.callID)]
@@ -45,8 +70,8 @@ extension SessionManager {
             if let sdp {
                 // The callee's publish, made in the same request: as a `publish` of its stream.
                 let publishParams = RPCParams(["stream": .string(call.stream(.callee)), "sdp": .string(sdp)])
-                return try publish(publishParams, id: requestID, session: session, sessionID: sessionID,
-                                   followUp: &followUp, merging: result)
+                return try streams.publish(publishParams, id: requestID, session: session, sessionID: sessionID,
+                                           followUp: &followUp, merging: result)
             }
             return .object(result)
         case "decline", "hangup", "hold", "unhold":
@@ -75,18 +100,21 @@ extension SessionManager {
             let answer = InlineOrLater<Result<CallLogPage, CallLogError>>()
             // The token the page will resume, known before any later answer is handled: that
             // runs on this thread, after this request.
-            let token = nextHookToken
-            callLog.query(query) { [weak self] result in
+            let token = hooks.nextToken
+            // Carried by the reader's thread only to be handed back: `runOnServiceThread` is safe
+            // from any thread, and the work runs on the service thread.
+            nonisolated(unsafe) weak let handler = self
+            callLog.query(query) { result in
                 guard !answer.answeredInline(result) else { return }
-                self?.runOnServiceThread { [weak self] in
-                    guard let self else { return }
-                    resumeParked(token) { (_: ParkedRequest) throws(RPCError) -> (JSONValue, FollowUp) in
+                handler?.table.runOnServiceThread { [weak handler] in
+                    guard let self = handler else { return }
+                    self.table.resumeParked(token) { (_: ParkedRequest) throws(RPCError) -> (JSONValue, SessionManager.FollowUp) in
                         (try self.callLogPage(result), .none)
                     }
                 }
             }
             if let result = answer.returned() { return try callLogPage(result) }
-            let parked = park(session, id: requestID, label: "callLog") { (_: RPCSession) throws(RPCError) in
+            let parked = hooks.park(session, id: requestID, label: "callLog") { (_: RPCSession) throws(RPCError) in
                 throw .internalError("the call log has not answered")
             }
             assert(parked == token)
@@ -105,7 +133,7 @@ extension SessionManager {
         case .success(let page):
             return .object(CallJSON.page(page))
         case .failure(let error):
-            log.warn("call log: \(error.message)")
+            table.log.warn("call log: \(error.message)")
             throw .internalError("the call log could not be read")
         }
     }

@@ -6,31 +6,31 @@ import SluiceVocabulary
 
 /// Carrying out what the call machine decided: notifications, the log, the call streams'
 /// hold and end, and hooks; and feeding it sessions, media statuses and time.
-extension SessionManager {
+extension CallHandler {
     /// Each effect in order. Media calls made here queue media events, which the caller drains.
     func carryOut(_ effects: [CallEffect]) {
         if !effects.isEmpty { callRelay?.presenceDirty = true }
         for effect in effects {
             switch effect {
             case let .incomingCall(sessionID, callID):
-                guard let target = connected[sessionID], let call = callBook.call(callID) else { _ = relay(effect); continue }
+                guard let target = table.connected[sessionID], let call = callBook.call(callID) else { _ = relay(effect); continue }
                 target.send(RPCMessage.notification("incomingCall", CallJSON.incomingCall(call, custom: callBook.custom(of: callID))))
             case let .status(sessionID, callID, status, by, endResult, side):
-                guard let target = connected[sessionID], let call = callBook.call(callID) else { _ = relay(effect); continue }
+                guard let target = table.connected[sessionID], let call = callBook.call(callID) else { _ = relay(effect); continue }
                 target.send(RPCMessage.notification("callStatus", CallJSON.callStatus(
                     call, status: status, by: by, endResult: endResult, media: side)))
             case .write(let record):
                 callLog?.write(record)
                 if let result = record.endResult {
-                    log.info("call \(record.callID) (\(record.caller) to \(record.callee)): ended \(result)"
-                             + (record.endedBy.map { " by \($0)" } ?? ""))
+                    table.log.info("call \(record.callID) (\(record.caller) to \(record.callee)): ended \(result)"
+                                   + (record.endedBy.map { " by \($0)" } ?? ""))
                 }
             case let .hold(callID, held):
                 guard let call = callBook.call(callID) else { continue }
                 for side in CallSide.allCases {
                     for kind in [MediaKind.audio, .video] {
                         // A stream not published here (yet) has nothing to stop: its node's does.
-                        try? media.setServerMuted(stream: call.stream(side), kind: kind, muted: held)
+                        try? table.media.setServerMuted(stream: call.stream(side), kind: kind, muted: held)
                     }
                 }
                 _ = relay(effect)
@@ -39,22 +39,22 @@ extension SessionManager {
                 _ = relay(effect)
             case let .hookStarted(callID, actor):
                 guard let call = callBook.call(callID) else { continue }
-                notifyCall(.callStarted, call: call, actor: actor,
-                           fields: ["callId": .string(callID), "from": .string(call.caller), "to": .string(call.callee),
-                                    "video": .bool(call.video), "audio": .bool(call.audio)],
-                           custom: CallJSON.parsedCustom(callBook.custom(of: callID)).objectValue)
+                hooks.notifyCall(.callStarted, call: call, actor: actor,
+                                 fields: ["callId": .string(callID), "from": .string(call.caller), "to": .string(call.callee),
+                                          "video": .bool(call.video), "audio": .bool(call.audio)],
+                                 custom: CallJSON.parsedCustom(callBook.custom(of: callID)).objectValue)
             case let .hookStatus(callID, status, by, endResult, actor):
                 guard let call = callBook.call(callID) else { continue }
                 var fields: JSONObject = ["callId": .string(callID), "status": .string(status.rawValue)]
                 if let by { fields["by"] = .string(by) }
                 if let endResult { fields["endResult"] = .string(endResult.rawValue) }
-                notifyCall(.callStatus, call: call, actor: actor, fields: fields, custom: nil)
+                hooks.notifyCall(.callStatus, call: call, actor: actor, fields: fields, custom: nil)
             case let .hookEnded(record, actor):
                 guard let call = callBook.call(record.callID) else { continue }
                 var fields = CallJSON.record(record)
                 fields["custom"] = nil
-                notifyCall(.callEnded, call: call, actor: actor, fields: fields,
-                           custom: CallJSON.parsedCustom(record.customJSON).objectValue)
+                hooks.notifyCall(.callEnded, call: call, actor: actor, fields: fields,
+                                 custom: CallJSON.parsedCustom(record.customJSON).objectValue)
             }
         }
     }
@@ -63,9 +63,9 @@ extension SessionManager {
     func stopCallStreams(_ callID: String) {
         let names: Set<String> = [CallStreamName.make(callID: callID, side: .caller),
                                   CallStreamName.make(callID: callID, side: .callee)]
-        for session in connectedSessions {
+        for session in table.connectedSessions {
             for (handle, record) in session.handles where names.contains(record.stream) {
-                try? media.stop(handle: handle)
+                try? table.media.stop(handle: handle)
                 session.handles[handle] = nil
             }
         }
@@ -98,17 +98,27 @@ extension SessionManager {
         }
     }
 
+    /// Outside the engine's drain (they may stop or mute call streams, which queues more
+    /// events): the effects of the media statuses just delivered. False when there were none.
+    func carryOutMediaEffects() -> Bool {
+        guard !mediaCallEffects.isEmpty else { return false }
+        let effects = mediaCallEffects
+        mediaCallEffects.removeAll()
+        carryOut(effects)
+        return true
+    }
+
     /// The session connected with a user: it is online for calls, and takes over a call of
     /// its user that waits for a lost device. After `ESTABLISHED`.
-    func callSessionEstablished(_ session: RPCSession) {
+    func sessionEstablished(_ session: RPCSession) {
         guard let id = session.sessionID, let user = session.identity, let appKey = session.appKey else { return }
         callRelay?.presenceDirty = true
         carryOut(callBook.sessionOnline(id, user: CallUser(appKey: appKey, name: user)))
-        drainMediaEvents()
+        table.drainMediaEvents()
     }
 
     /// The session ended: its calls wait for it to come back, or end.
-    func callSessionEnded(_ id: SessionID) {
+    func sessionEnded(_ id: SessionID) {
         carryOut(callBook.sessionOffline(id))
         callRelay?.mirrors.sessionEnded(id)
         callRelay?.presenceDirty = true
@@ -116,13 +126,12 @@ extension SessionManager {
 
     /// The service thread's periodic wake: ring timeouts and lost devices; in a cluster, the
     /// other nodes' answers, this node's presence, and the cluster's.
-    public func callTick() {
-        for work in serviceInbox.take() { work() }
+    func tick() {
         syncClusterCalls()
         let effects = callBook.tick()
         guard !effects.isEmpty else { return }
         carryOut(effects)
-        drainMediaEvents()
+        table.drainMediaEvents()
     }
 
     /// Shutdown: every call ends `unknown`, before the sessions end.
