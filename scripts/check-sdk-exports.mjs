@@ -1,4 +1,4 @@
-// Checks web/sdk/sluice.d.ts against the SDK itself: imports web/sdk/sluice.mjs under node and
+// Checks web/sdk/sluice.d.ts (and web/sdk/types/, which it re-exports) against the SDK itself: imports web/sdk/sluice.mjs under node and
 // compares, both ways, the module's exports, the default export's keys, and each exported
 // class's public members (methods and getters on its prototypes, fields on an instance made
 // with stand-in arguments, statics) with what the declarations say. tsc alone cannot see a
@@ -10,6 +10,8 @@ import {fileURLToPath, pathToFileURL} from 'node:url';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const declarations = path.join(repo, 'web/sdk/sluice.d.ts');
+// sluice.d.ts and the files under web/sdk/types/ it re-exports.
+const declarationsDir = path.join(repo, 'web/sdk') + path.sep;
 const ts = createRequire(import.meta.url)(process.argv[2] || 'typescript');
 
 // Public in JavaScript but not API: Emitter's dispatch, used by the SDK's own classes.
@@ -32,14 +34,15 @@ const program = ts.createProgram([declarations], {strict: true, noEmit: true, li
 const checker = program.getTypeChecker();
 const source = program.getSourceFile(declarations);
 const moduleSymbol = checker.getSymbolAtLocation(source);
-const fromThisFile = (symbol) => (symbol.declarations || []).some((d) => d.getSourceFile() === source);
+const fromTheDeclarations = (symbol) => (symbol.declarations || [])
+  .some((d) => path.resolve(d.getSourceFile().fileName).startsWith(declarationsDir));
 // `export default Sluice` is an alias of the declared const: followed to it.
 const resolve = (s) => (s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s);
 const valueExports = new Map(checker.getExportsOfModule(moduleSymbol)
   .filter((s) => resolve(s).flags & ts.SymbolFlags.Value)
   .map((s) => [s.escapedName, resolve(s)]));
 
-// A type's members declared in sluice.d.ts (not inherited from the DOM's EventTarget or Error),
+// A type's members declared in the SDK's declarations (not inherited from the DOM's EventTarget or Error),
 // the optional ones apart, and the names it inherits from lib (which the JavaScript has too).
 function members(type) {
   const own = new Set();
@@ -47,7 +50,7 @@ function members(type) {
   const inherited = new Set();
   for (const symbol of checker.getPropertiesOfType(type)) {
     const name = symbol.escapedName;
-    if (!fromThisFile(symbol)) { inherited.add(name); continue; }
+    if (!fromTheDeclarations(symbol)) { inherited.add(name); continue; }
     own.add(name);
     if (symbol.flags & ts.SymbolFlags.Optional) optional.add(name);
   }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the browser SDK's TypeScript declarations (web/sdk/sluice.d.ts), two ways:
+# Checks the browser SDK's TypeScript declarations (web/sdk/sluice.d.ts and web/sdk/types/), two ways:
 #   1. tsc --noEmit --strict compiles web/sdk/types-check/example.ts, a page that uses every
 #      public call, against the declarations (web/sdk/types-check/tsconfig.json);
 #   2. scripts/check-sdk-exports.mjs imports the SDK's ES modules under node and compares their

@@ -7,9 +7,9 @@ import Synchronization
 /// for control commands and a periodic tick. Every transport, router and timer of the worker
 /// lives on this thread, so the packet path takes no lock (docs/design.md "Threads").
 ///
-/// Packet path: `recvmmsg` a batch -> demultiplex each datagram (RFC 7983 first byte) to its
-/// transport by (socket, source address) -> transports queue what they send -> one
-/// `sendmmsg` per socket at the end of the batch.
+/// Packet path (`MediaWorker+UDP.swift`): `recvmmsg` a batch -> demultiplex each datagram
+/// (RFC 7983 first byte) to its transport by (socket, source address) -> transports queue
+/// what they send -> one `sendmmsg` per socket at the end of the batch.
 ///
 /// ICE-TCP (RFC 6544, `MediaWorker+TCP.swift`): a server worker may also listen on a TCP
 /// port. Each accepted connection carries RFC 4571 frames into the same receive path, is
@@ -58,7 +58,7 @@ public final class MediaWorker: @unchecked Sendable {
 
     let socketFD: Int32
     /// Sockets from `openSocket`, closed by `closeSocket` or `deinit`.
-    private let extraSockets = Mutex<Set<Int32>>([])
+    let extraSockets = Mutex<Set<Int32>>([])
     let epollFD: Int32
     private let inboxFD: Int32
     private let inbox = Mutex<[() -> Void]>([])
@@ -71,9 +71,9 @@ public final class MediaWorker: @unchecked Sendable {
     // calls code the optimizer cannot see through; memory behind a pointer is not checked.
 
     // Receive side: one pool buffer per batch slot.
-    private let recvBatch: OpaquePointer
-    private let recvBuffers: UnsafeMutablePointer<Int32>
-    private let recvAddresses: UnsafeMutablePointer<sockaddr_storage>
+    let recvBatch: OpaquePointer
+    let recvBuffers: UnsafeMutablePointer<Int32>
+    let recvAddresses: UnsafeMutablePointer<sockaddr_storage>
 
     // Send side.
     let sendBatch: OpaquePointer
@@ -88,13 +88,13 @@ public final class MediaWorker: @unchecked Sendable {
     /// Looked up for every datagram received, so kept in memory the worker owns
     /// (`OwnedState`) rather than a stored `var`, whose every read a dynamic exclusivity check
     /// would guard, since inserting calls code the optimizer cannot see through.
-    private let transportsByTuple = OwnedState<[DatagramTuple: DatagramReceiver]>([:])
+    let transportsByTuple = OwnedState<[DatagramTuple: DatagramReceiver]>([:])
     private var tickables = WorkerTickTable()
     /// Sockets `closeSocket` closed since the last epoll wait. That wait may have returned an
     /// event for one of them, and its descriptor number may meanwhile belong to a socket
     /// another thread opened (a WebSocket the signaling thread accepted): reading it would
     /// swallow that socket's bytes. So the rest of the turn skips them.
-    private var closedThisTurn: [Int32] = []
+    var closedThisTurn: [Int32] = []
     private var nextTick: UInt64 = 0
 
     /// Counters for /metrics, read racily from the control thread.
@@ -119,8 +119,8 @@ public final class MediaWorker: @unchecked Sendable {
     var logLimiter = WorkerLogLimiter()
     /// When each receive batch of a turn arrived and how many datagrams it held, for
     /// `forwardDelay` once the turn's send batch is out.
-    private let receiveTimes: UnsafeMutablePointer<UInt64>
-    private let receiveCounts: UnsafeMutablePointer<Int>
+    let receiveTimes: UnsafeMutablePointer<UInt64>
+    let receiveCounts: UnsafeMutablePointer<Int>
     /// UDP GSO refusals already written to the log (`reportRefusedSegmentation`).
     var segmentationRefusalsReported: UInt64 = 0
     /// Where the worker writes its few log lines (bad TCP input); set before `start`.
@@ -178,33 +178,6 @@ public final class MediaWorker: @unchecked Sendable {
         sendBuffers.initialize(repeating: -1, count: Self.sendQueueCapacity)
         sendSockets = .allocate(capacity: Self.sendQueueCapacity)
         sendSockets.initialize(repeating: -1, count: Self.sendQueueCapacity)
-    }
-
-    /// A non-blocking UDP socket bound to `bindAddress` (port 0: any free port).
-    private static func makeSocket(bindAddress: SocketAddress) throws(WorkerError) -> WorkerSocket {
-        let family = bindAddress.family == .ipv4 ? AF_INET : AF_INET6
-        let fd = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .socket("socket: \(String(cString: strerror(errno)))") }
-        var size: Int32 = 4 << 20
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        var storage = sockaddr_storage()
-        bindAddress.write(to: &storage)
-        let length = socklen_t(bindAddress.family == .ipv4 ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
-        let bound = withUnsafePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, length) }
-        }
-        guard bound == 0 else {
-            let message = String(cString: strerror(errno))
-            close(fd)
-            throw .socket("bind \(bindAddress): \(message)")
-        }
-        var actual = sockaddr_storage()
-        var actualLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) }
-        }
-        return WorkerSocket(descriptor: fd, localAddress: SocketAddress(&actual) ?? bindAddress)
     }
 
     deinit {
@@ -267,28 +240,6 @@ public final class MediaWorker: @unchecked Sendable {
         var ts = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
         return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1_000
-    }
-
-    /// Opens another UDP socket on this worker (any thread). Its datagrams go only to
-    /// transports registered on it, so connections to one remote address can share the worker.
-    public func openSocket(bindAddress: SocketAddress) throws(WorkerError) -> WorkerSocket {
-        let socket = try Self.makeSocket(bindAddress: bindAddress)
-        extraSockets.withLock { _ = $0.insert(socket.descriptor) }
-        _ = sluice_epoll_add(epollFD, socket.descriptor, UInt64(socket.descriptor))
-        return socket
-    }
-
-    /// Sends what is queued, forgets every route through `socket` and closes it (worker
-    /// thread). The primary socket stays open until the worker goes.
-    public func closeSocket(_ socket: WorkerSocket) {
-        let fd = socket.descriptor
-        guard extraSockets.withLock({ $0.remove(fd) }) != nil else { return }
-        flushSends()
-        transportsByUfrag = transportsByUfrag.filter { $0.value.socket != fd }
-        transportsByTuple.pointee = transportsByTuple.pointee.filter { $0.key.socket != fd }
-        _ = sluice_epoll_del(epollFD, fd)
-        close(fd)
-        closedThisTurn.append(fd)
     }
 
     /// STUN binding requests for `ufrag` arriving on `socket` (default: the primary) go to `receiver`.
@@ -412,58 +363,5 @@ public final class MediaWorker: @unchecked Sendable {
             return taken
         }
         for command in commands { command() }
-    }
-
-    private func receiveBatches(socket: Int32) {
-        // Reads until the socket is empty before sending: what arrived while the first batch
-        // was handled (the rest of a frame) then leaves in the same send batch, so the
-        // packets of a frame to one player travel as one UDP GSO message. The frame's last
-        // packet, which the player waits for, leaves no later than before. Bounded, so that
-        // the inbox and timers get their turn under load.
-        var batches = 0
-        while batches < Self.receiveBatchesPerSend {
-            let received = sluice_recvmmsg(socket, recvBatch, UInt32(Self.batchSize))
-            guard received > 0 else { break }
-            datagramsIn.add(UInt64(received), ordering: .relaxed)
-            let now = MonotonicClock.nowMicros()
-            for slot in 0..<Int(received) {
-                let length = sluice_mmsg_len(recvBatch, UInt32(slot))
-                guard let source = SocketAddress(recvAddresses + slot) else { continue }
-                let bytes = UnsafeMutableRawBufferPointer(start: pool.pointer(recvBuffers[slot]), count: length)
-                dispatch(bytes, from: DatagramTuple(socket: socket, remote: source), now: now)
-            }
-            receiveTimes[batches] = now
-            receiveCounts[batches] = Int(received)
-            batches += 1
-        }
-        guard batches > 0 else { return }
-        flushSends()
-        let sent = MonotonicClock.nowMicros()
-        for i in 0..<batches {
-            forwardDelay.record(micros: sent > receiveTimes[i] ? sent - receiveTimes[i] : 0, datagrams: receiveCounts[i])
-        }
-    }
-
-    /// RFC 7983 demultiplexing: STUN goes by ICE username, everything else by tuple (local
-    /// socket and remote address).
-    @inline(__always)
-    private func dispatch(_ bytes: UnsafeMutableRawBufferPointer, from tuple: DatagramTuple, now: UInt64) {
-        guard bytes.count > 0 else { return }
-        if PacketClass.of(firstByte: bytes[0]) == .stun {
-            if let receiver = transportsByTuple.pointee[tuple] {
-                receiver.receive(bytes, from: .udp(socket: tuple.socket, remote: tuple.remote), now: now)
-            } else if let ufrag = ICELiteServer.localUfrag(inBindingRequest: UnsafeRawBufferPointer(bytes)),
-                      let key = ICEUfragKey(ufrag), let entry = transportsByUfrag[key], entry.socket == tuple.socket {
-                entry.receiver.receive(bytes, from: .udp(socket: tuple.socket, remote: tuple.remote), now: now)
-            } else {
-                datagramsDropped.add(1, ordering: .relaxed)
-            }
-            return
-        }
-        guard let receiver = transportsByTuple.pointee[tuple] else {
-            datagramsDropped.add(1, ordering: .relaxed)
-            return
-        }
-        receiver.receive(bytes, from: .udp(socket: tuple.socket, remote: tuple.remote), now: now)
     }
 }

@@ -79,15 +79,15 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
     private let ice: ICELiteServer
     /// Only in the client role.
     private let iceClient: ICEClient?
-    private let dtls: DTLSSession
+    let dtls: DTLSSession
     private var srtpIn: SRTPSession?
-    private var srtpOut: SRTPSession? {
+    var srtpOut: SRTPSession? {
         didSet { srtpOutReference = srtpOut.map { Unmanaged.passUnretained($0) } }
     }
     /// `srtpOut` for the packet path, which would otherwise retain and release it around each
     /// packet's protect (perf): `srtpOut` keeps it alive, and nothing a protect calls ends it.
-    private var srtpOutReference: Unmanaged<SRTPSession>?
-    private var selected: MediaPath?
+    var srtpOutReference: Unmanaged<SRTPSession>?
+    var selected: MediaPath?
     /// Client role: where the checks go (UDP to the remote candidate, or our TCP connection).
     private let clientPath: MediaPath?
     private let createdMicros: UInt64
@@ -111,10 +111,10 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
     public var applicationDataReceiver: ((UnsafeRawBufferPointer, UInt64) -> Void)?
 
     /// Counters for stats and the log.
-    public private(set) var srtpErrors: UInt64 = 0
+    public internal(set) var srtpErrors: UInt64 = 0
     public private(set) var droppedStun: UInt64 = 0
     /// SCTP packets OpenSSL refused to seal (larger than a record fits in the DTLS MTU).
-    public private(set) var applicationDataWriteFailures: UInt64 = 0
+    public internal(set) var applicationDataWriteFailures: UInt64 = 0
 
     /// `socket`: one of `worker`'s sockets; nil for its primary socket (the server's case).
     public init(worker: MediaWorker, socket: WorkerSocket? = nil, security: DTLSSecurity,
@@ -288,64 +288,6 @@ public final class WebRTCTransport: DatagramReceiver, WorkerTickable {
             }
             ice.refreshConsent(now: now)
             delegate?.transport(self, didReceiveRTP: UnsafeMutableRawBufferPointer(rebasing: datagram[0..<length]), now: now)
-        }
-    }
-
-    // MARK: Send (worker thread)
-
-    /// Encrypts pool buffer `buffer` in place and queues it. Takes ownership of the buffer.
-    @inline(__always)
-    public func sendRTP(buffer: Int32, length: Int) {
-        guard state == .connected, let srtpOutReference, let selected else {
-            worker.pool.give(buffer)
-            return
-        }
-        var protectedLength = length
-        let packet = worker.pool.pointer(buffer)
-        guard srtpOutReference._withUnsafeGuaranteedRef({
-            $0.protectRTP(packet, length: &protectedLength, capacity: PacketBufferPool.bufferSize)
-        }) else {
-            srtpErrors += 1
-            worker.pool.give(buffer)
-            return
-        }
-        worker.queueSend(buffer: buffer, length: protectedLength, path: selected)
-    }
-
-    /// Copies an RTCP compound packet into a pool buffer, encrypts and queues it.
-    public func sendRTCP(_ bytes: UnsafeRawBufferPointer) {
-        guard state == .connected, let srtpOut, let selected,
-              bytes.count + 64 <= PacketBufferPool.bufferSize, let buffer = worker.pool.take() else { return }
-        let pointer = worker.pool.pointer(buffer)
-        pointer.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
-        var length = bytes.count
-        guard srtpOut.protectRTCP(pointer, length: &length, capacity: PacketBufferPool.bufferSize) else {
-            srtpErrors += 1
-            worker.pool.give(buffer)
-            return
-        }
-        worker.queueSend(buffer: buffer, length: length, path: selected)
-    }
-
-    /// Seals SCTP packets in DTLS records and queues them, one record per datagram (worker
-    /// thread): a peer may read only the first record of a datagram (aiortc does), and
-    /// browsers send one SCTP packet per datagram too. Dropped before DTLS is up or after the
-    /// transport ended; SCTP retransmits what it needs.
-    public func sendApplicationData(_ packets: [[UInt8]]) {
-        guard state == .connected else { return }
-        for packet in packets {
-            if packet.withUnsafeBytes({ dtls.sendApplicationData($0) }) {
-                flushDTLS()
-            } else {
-                applicationDataWriteFailures += 1
-            }
-        }
-    }
-
-    private func flushDTLS() {
-        guard let selected else { return }
-        dtls.drainOutgoing { datagram in
-            worker.queueSend(copying: datagram, path: selected)
         }
     }
 
