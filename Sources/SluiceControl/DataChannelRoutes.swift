@@ -36,7 +36,10 @@ final class DataChannelRoutes {
             scope: scope, handle: handle, session: session, stream: stream, role: role,
             localPort: local, remotePort: remote, maxMessageSize: negotiated.localMaxMessageSize,
             remoteMaxMessageSize: negotiated.remoteMaxMessageSize, policy: policy,
-            report: { [weak events] event in events?.push(event) })
+            // Strong: the queue holds nothing back, and a weak reference here leaves its side
+            // table to the SCTP stack's associations, which outlive the engine (valgrind counts
+            // it lost at exit).
+            report: { [events] event in events.push(event) })
     }
 
     /// A relay link's end of a stream's data (`relay`: which end this node is).

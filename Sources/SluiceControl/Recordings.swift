@@ -46,7 +46,8 @@ final class Recordings {
         self.outbox = outbox
         let events = Inbox<RecordingEvent>(wake: { [weak outbox] in outbox?.wake() })
         self.events = events
-        recorder?.events = { [weak events] event in events?.push(event) }
+        // Strong, as the data channels' report: the queue holds nothing back.
+        recorder?.events = { [events] event in events.push(event) }
     }
 
     func run() { recorder?.run() }
