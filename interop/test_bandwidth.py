@@ -114,6 +114,8 @@ async def _capped_player(server, figures, tmp_path):
             await poll(player, "window.sim.events('p').map((e) => e.params.type)",
                        lambda types: "notEnoughBandwidth" in types, 30, f"notEnoughBandwidth under a {CAP} cap")
 
+            # What decoded while capped (the lowest layer's base temporal layer: docs/api.md).
+            before_lift = await player.evaluate("window.sim.inbound('p')")
             LINK.uncap("down")
             lifted_at = time.monotonic()
             await poll(player, "window.sim.inbound('p')", lambda s: s["frameWidth"] == 1280, 90,
@@ -132,7 +134,8 @@ async def _capped_player(server, figures, tmp_path):
             final = await player.evaluate("window.sim.inbound('p')")
             figures({"cap": CAP, "capToServerSwitchS": server_drop_s, "serverWhileCapped": server_low,
                      "capToLowerLayerS": drop_s, "liftToTopLayerS": climb_s,
-                     "whileCapped": low, "final": final, "layerChangedReasons": reasons})
+                     "whileCapped": low, "beforeLift": before_lift, "final": final,
+                     "layerChangedReasons": reasons})
         finally:
             LINK.uncap("down")
             await player_browser.close()

@@ -118,6 +118,45 @@ struct ConsumerTests {
         #expect(s.videoSent == 2)
     }
 
+    /// An estimate below even the lowest layer's rate: the lowest layer, with its base temporal
+    /// layer only, and `notEnoughBandwidth` (the forwarder keeps the frames the player's decoder
+    /// can follow: ForwarderTests).
+    @Test func belowTheLowestLayerOnlyItsBaseTemporalLayer() throws {
+        let s = try setup()
+        _ = s.source.forward(packet(400, keyFrame: true), layer: 2, keyFrame: true)
+        #expect(s.consumer.state.forwarder.maxTemporalLayer == 255)
+        var remb = Self.remb(bitsPerSecond: 100_000)
+        remb.withUnsafeMutableBytes { s.consumer.transport(s.consumer.transport, didReceiveRTCP: $0, now: 2_000_000) }
+        // Not congested: the drop waits `uncongestedDropMicros`, at the full frame rate.
+        s.consumer.selectLayer(now: 2_000_000)
+        #expect(s.consumer.state.forwarder.targetLayer == 2)
+        #expect(s.consumer.state.forwarder.maxTemporalLayer == 255)
+        s.consumer.selectLayer(now: 2_000_000 + Consumer.uncongestedDropMicros)
+        #expect(s.consumer.state.forwarder.targetLayer == 0)
+        #expect(s.consumer.state.forwarder.maxTemporalLayer == 0)
+    }
+
+    /// A NACK for a packet of a frame before the newest key frame sent is not answered (the
+    /// player decodes on from the key frame); one for the key frame's packets or later is.
+    @Test func noRetransmissionFromBeforeTheNewestKeyFrame() throws {
+        let s = try setup()
+        _ = s.source.forward(packet(500, keyFrame: true), layer: 2, keyFrame: true)
+        _ = s.source.forward(packet(501), layer: 2)
+        _ = s.source.forward(packet(502, keyFrame: true), layer: 2, keyFrame: true)
+        _ = s.source.forward(packet(503), layer: 2)
+        let sent = try #require(s.consumer.state.forwarder.video?.munger.lastOutSequence)
+        let newest = UInt16(truncatingIfNeeded: sent)
+        for back: UInt16 in [0, 1, 2] { s.consumer.sender.retransmit(newest &- back, from: s.router, now: 3_000_000) }
+        #expect(s.source.storedAsked.map(\.sequence) == [503, 502])
+    }
+
+    /// A REMB (draft-alvestrand-rmcat-remb) for one SSRC, with an 18-bit mantissa.
+    private static func remb(bitsPerSecond: UInt32) -> [UInt8] {
+        [0x8f, 206, 0, 5, 0, 0, 0, 1, 0, 0, 0, 0, 0x52, 0x45, 0x4d, 0x42,
+         1, UInt8(bitsPerSecond >> 16 & 0x03), UInt8(bitsPerSecond >> 8 & 0xff), UInt8(bitsPerSecond & 0xff),
+         0, 0, 0, 1]
+    }
+
     /// Instant join: a player that joins after the key frame starts from the cached one (the
     /// source is not asked), walks the cached packets to the live edge, then takes the live
     /// packets in order: each source packet sent once.

@@ -13,6 +13,10 @@ private struct Source {
     var tid: UInt8?
     var pictureID: Int?
     var kind = MediaKind.video
+    /// VP8's Y bit: the frame references the base temporal layer alone.
+    var layerSync = false
+    /// S=1 with partition 0: the frame's first packet.
+    var frameStart = true
 
     func bytes() -> [UInt8] {
         var header: [UInt8] = [0x80, 96, UInt8(sequence >> 8), UInt8(sequence & 0xff),
@@ -20,8 +24,8 @@ private struct Source {
                                UInt8((timestamp >> 8) & 0xff), UInt8(timestamp & 0xff), 0, 0, 0, 1]
         if let pictureID {
             // X=1 S=1; I=1 L=1 T=1; M=1 + 15 bits; TL0PICIDX; TID in the top two bits.
-            header += [0x90, 0xe0, UInt8(0x80 | (pictureID >> 8)), UInt8(pictureID & 0xff), 5,
-                       UInt8((tid ?? 0) << 6), keyFrame ? 0x00 : 0x01]
+            header += [frameStart ? 0x90 : 0x80, 0xe0, UInt8(0x80 | (pictureID >> 8)), UInt8(pictureID & 0xff), 5,
+                       UInt8((tid ?? 0) << 6) | (layerSync ? 0x20 : 0), keyFrame ? 0x00 : 0x01]
         } else {
             header += [0xaa, 0xbb]
         }
@@ -109,6 +113,44 @@ struct ForwarderTests {
         #expect(forward(Source(sequence: 2, timestamp: 3000, tid: 1, pictureID: 41)) == nil)
         let next = forward(Source(sequence: 3, timestamp: 6000, tid: 0, pictureID: 42))!
         #expect(next == (501, 41))
+    }
+
+    /// A lowered cap takes effect at the next frame's start, never inside a frame; a raised one
+    /// one layer at a time, at a layer-sync frame of the layer above (a frame of it that is not
+    /// a sync frame references ones the player never got).
+    @Test func temporalCapMovesWhereTheDecoderCanFollow() {
+        var forwarder = videoForwarder(vp8: true)
+        func sent(_ sequence: UInt16, tid: UInt8, key: Bool = false, sync: Bool = false, start: Bool = true) -> Bool {
+            guard case .forward = decide(&forwarder, Source(sequence: sequence, timestamp: UInt32(sequence) * 3000,
+                                                            keyFrame: key, tid: tid, pictureID: Int(sequence),
+                                                            layerSync: sync, frameStart: start)) else { return false }
+            return true
+        }
+        #expect(sent(1, tid: 0, key: true))
+        #expect(sent(2, tid: 2))
+        forwarder.maxTemporalLayer = 0
+        // The rest of the TL2 frame already started still goes; the next TL2 frame does not.
+        #expect(sent(3, tid: 2, start: false))
+        #expect(!sent(4, tid: 2))
+        #expect(forwarder.temporalLimit == 0)
+        #expect(sent(5, tid: 0))
+        forwarder.maxTemporalLayer = 255
+        // TL2 waits for TL1; TL1 waits for its sync frame; then TL2's sync frame.
+        #expect(!sent(6, tid: 2, sync: true))
+        #expect(!sent(7, tid: 1))
+        #expect(sent(8, tid: 1, sync: true))
+        #expect(sent(9, tid: 1, start: false))
+        #expect(!sent(10, tid: 2))
+        #expect(sent(11, tid: 2, sync: true))
+        #expect(sent(12, tid: 2))
+        #expect(forwarder.temporalLimit == 2)
+        // A key frame references nothing: it raises the limit at once.
+        forwarder.maxTemporalLayer = 0
+        #expect(!sent(13, tid: 1))
+        forwarder.maxTemporalLayer = 255
+        #expect(sent(14, tid: 0, key: true))
+        #expect(forwarder.temporalLimit == 255)
+        #expect(sent(15, tid: 2))
     }
 
     /// A new source restarts both kinds after the last packet sent; audio needs no key frame.

@@ -109,7 +109,7 @@ struct ProberTests {
     @Test func probesOneLayerUpOverREMB() {
         var prober = Prober()
         var estimate = BandwidthEstimate()
-        estimate.received(remb: 600, now: 1_000_000)
+        estimate.received(remb: 800, now: 1_000_000)
         let choice = LayerSelector.Choice(layer: 1, reason: .bandwidth, notEnoughBandwidth: false)
         prober.consider(choice: choice, layers: Self.layers, constraints: VideoConstraints(), current: 1,
                         remoteFractionLost: 0, estimate: &estimate, now: 2_000_000)
@@ -140,10 +140,53 @@ struct ProberTests {
         #expect(estimate.kbps == 600)
     }
 
+    /// A probe tests at most three times the estimate (and at least the lowest layer's rate
+    /// with headroom): under a link that cannot carry the lowest layer it pads that little.
+    @Test func aProbeClimbsAtMostThreeTimesTheEstimate() {
+        var prober = Prober()
+        var estimate = BandwidthEstimate()
+        estimate.received(remb: 300, now: 1_000_000)
+        prober.consider(choice: .init(layer: 1, reason: .bandwidth, notEnoughBandwidth: false), layers: Self.layers,
+                        constraints: VideoConstraints(), current: 1, remoteFractionLost: 0, estimate: &estimate,
+                        now: 2_000_000)
+        #expect(prober.totalKbps == 900)
+        #expect(prober.paddingKbps == 400)
+        var low = BandwidthEstimate()
+        low.received(remb: 40, now: 1_000_000)
+        var lowProber = Prober()
+        lowProber.consider(choice: .init(layer: 0, reason: .bandwidth, notEnoughBandwidth: true), layers: Self.layers,
+                           constraints: VideoConstraints(), current: 0, remoteFractionLost: 0, estimate: &low,
+                           now: 2_000_000)
+        #expect(lowProber.totalKbps == 150 * 1.3)
+        #expect(lowProber.paddingKbps == 50)
+    }
+
+    /// Padding packets larger than a tick's share go out at the probe's rate, not one a tick:
+    /// a second of 10 ms ticks at 50 kbit/s sends 6,250 bytes, give or take one packet.
+    @Test func paddingKeepsTheProbesRateWithPacketsLargerThanATicksShare() {
+        var estimate = BandwidthEstimate()
+        estimate.received(remb: 40, now: 1_000_000)
+        var prober = Prober()
+        prober.consider(choice: .init(layer: 0, reason: .bandwidth, notEnoughBandwidth: true), layers: Self.layers,
+                        constraints: VideoConstraints(), current: 0, remoteFractionLost: 0, estimate: &estimate,
+                        now: 2_000_000)
+        #expect(prober.paddingKbps == 50)
+        var sent = 0
+        for _ in 0..<100 {
+            var credit = prober.tickCredit(tickMicros: 10_000)
+            while credit > 0 {
+                prober.spent(280)
+                sent += 280
+                credit -= 280
+            }
+        }
+        #expect(abs(sent - 6_250) <= 280)
+    }
+
     @Test func budgetIsTheTicksShareOfThePaddingRate() {
         var prober = Prober()
         var estimate = BandwidthEstimate()
-        estimate.received(remb: 600, now: 1_000_000)
+        estimate.received(remb: 800, now: 1_000_000)
         prober.consider(choice: .init(layer: 1, reason: .bandwidth, notEnoughBandwidth: false), layers: Self.layers,
                         constraints: VideoConstraints(), current: 1, remoteFractionLost: 0, estimate: &estimate,
                         now: 2_000_000)

@@ -30,7 +30,12 @@ final class TestSource: StreamSource {
     }
     func layerStats(now: UInt64) -> [LayerStats] { [] }
     func captureMicros(layer: Int, timestamp: UInt32) -> Int64? { nil }
-    func storedPacket(layer: Int, sequence: UInt16) -> UnsafeMutableRawBufferPointer? { stored[layer]?[sequence] }
+    /// The (layer, source sequence) of each stored packet asked for (a retransmission).
+    private(set) var storedAsked: [(layer: Int, sequence: UInt16)] = []
+    func storedPacket(layer: Int, sequence: UInt16) -> UnsafeMutableRawBufferPointer? {
+        storedAsked.append((layer, sequence))
+        return stored[layer]?[sequence]
+    }
     func requestKeyFrames(_ requests: KeyFrameRequests) {
         if forwarding { reentered = true }
         if !requests.isEmpty { self.requests.append(requests) }

@@ -185,8 +185,14 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
                               current: state.forwarder.currentLayer,
                         remoteFractionLost: feedback.remoteFractionLost, estimate: &feedback.estimate, now: now)
         if state.prober.isProbing && !wasProbing { transport.worker.tickSoon(self) }
-        state.forwarder.maxTemporalLayer = Forwarder.temporalLayerLimit(fpsCap: wanted.fps,
-                                                                  timing: upstream.layerTiming(choice.layer))
+        // On the lowest layer with an estimate below even its rate, only its base temporal
+        // layer: a quarter of the frames and about 40% of the bits with three layers, so that
+        // key frames and their retransmissions still get through a link the whole layer would
+        // keep full. (A drop held above, `holdsUncongestedDrop`, keeps its frame rate.)
+        let baseOnly = choice.notEnoughBandwidth
+            && layers.filter(\.active).min(by: LayerSelector.ranksBelow)?.index == choice.layer
+        state.forwarder.maxTemporalLayer = baseOnly ? 0 : Forwarder.temporalLayerLimit(
+            fpsCap: wanted.fps, timing: upstream.layerTiming(choice.layer))
         if choice.layer != state.forwarder.targetLayer {
             state.forwarder.targetLayer = choice.layer
             targetReason = choice.reason
@@ -338,14 +344,15 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
         state.catchUpLayer >= 0 || state.prober.isProbing ? now + MediaWorker.tickMicros : state.nextReport
     }
 
-    /// Padding between frames only, on video that is running.
+    /// Padding between frames only, on video that is running, at the probe's rate.
     private func sendPadding(now: UInt64) {
-        guard let video = state.forwarder.video, video.enabled, !video.needsRestart, sender.videoAtFrameBoundary else {
-            return
-        }
-        sender.sendPadding(budget: state.prober.budget(tickMicros: MediaWorker.tickMicros), now: now) {
+        let budget = state.prober.tickCredit(tickMicros: MediaWorker.tickMicros)
+        guard budget > 0, let video = state.forwarder.video, video.enabled, !video.needsRestart,
+              sender.videoAtFrameBoundary else { return }
+        let sent = sender.sendPadding(budget: budget, now: now) {
             state.forwarder.insertVideoPacket()
         }
+        state.prober.spent(sent)
     }
 
     func stats() -> HandleStats {

@@ -28,8 +28,15 @@ struct Forwarder {
     private(set) var currentLayer: Int?
     /// The layer wanted (`Int.max`: none chosen yet, take the first key frame of any).
     var targetLayer = Int.max
-    /// Highest VP8 temporal layer forwarded, from the `fps` constraint (255: all).
+    /// Highest temporal layer wanted: from the `fps` constraint, or the base alone when even
+    /// the lowest layer does not fit the estimate (255: all).
     var maxTemporalLayer: UInt8 = 255
+    /// The highest temporal layer forwarded now. It follows `maxTemporalLayer` only where the
+    /// player's decoder can: down at the start of a frame, up one layer at a time on a VP8
+    /// layer-sync frame (Y: it references the base layer alone), and to it at once on a key
+    /// frame. Raised at any other frame, the next frames of the layer would reference ones
+    /// the player never got, and it would show garbage until the next key frame.
+    private(set) var temporalLimit: UInt8 = 255
     /// Video in VP8: picture ids and TL0PICIDX are continued across sources.
     let rewritesVP8: Bool
     private var vp8 = VP8Munger()
@@ -76,18 +83,42 @@ struct Forwarder {
             currentLayer = layer
             video!.needsRestart = true
             vp8.restart()
+            temporalLimit = maxTemporalLayer
         }
-        if let tid = item.temporalLayer, tid > maxTemporalLayer, !item.isKeyFrame {
-            // A frame rate cap: this temporal layer is not for this player.
-            video!.munger.skip(sequence: item.packet.sequenceNumber)
-            if let descriptor = item.vp8 { vp8.skip(descriptor) }
-            return .drop
+        if let tid = item.temporalLayer {
+            if temporalLimit != maxTemporalLayer
+                && (tid > temporalLimit || maxTemporalLayer < temporalLimit || item.isKeyFrame) {
+                followTemporalCap(item, temporalLayer: tid)
+            }
+            if tid > temporalLimit, !item.isKeyFrame {
+                // This temporal layer is not for this player (a frame rate cap, or no bandwidth).
+                video!.munger.skip(sequence: item.packet.sequenceNumber)
+                if let descriptor = item.vp8 { vp8.skip(descriptor) }
+                return .drop
+            }
         }
         let decision = Self.map(item, track: &video!, layerSwitch: layerSwitch, captureMicros: captureMicros)
         guard rewritesVP8, let descriptor = item.vp8, case .forward(var forward) = decision else { return decision }
         // Picture ids and TL0PICIDX differ per layer and per publisher: continue them.
         forward.vp8 = vp8.map(descriptor)
         return .forward(forward)
+    }
+
+    /// Moves `temporalLimit` toward `maxTemporalLayer` where the decoder can follow. Called only
+    /// while they differ and this packet is one the move is about.
+    @inline(never)
+    private mutating func followTemporalCap(_ item: borrowing ForwardedPacket, temporalLayer tid: UInt8) {
+        guard let descriptor = item.vp8, !item.isKeyFrame else {
+            // A key frame references nothing; the other codecs carry no sync mark here: at once.
+            temporalLimit = maxTemporalLayer
+            return
+        }
+        guard descriptor.isStartOfPartition, descriptor.partitionIndex == 0 else { return }
+        if maxTemporalLayer < temporalLimit {
+            temporalLimit = maxTemporalLayer
+        } else if tid == temporalLimit &+ 1, descriptor.isLayerSync {
+            temporalLimit = tid
+        }
     }
 
     @inline(__always)

@@ -104,7 +104,11 @@ final class RTPSender {
         track.lastRTPTimestamp = rewrite.timestamp
         track.lastSendMicros = item.now
         track.atFrameBoundary = packet.marker
-        if item.isKeyFrame { track.keyFrames += 1 }
+        if item.isKeyFrame {
+            track.keyFrames += 1
+            track.keyFrameTimestamp = rewrite.timestamp
+            track.sentKeyFrame = true
+        }
         emit(buffer: buffer, length: writer.offset, now: item.now)
         return true
     }
@@ -169,25 +173,28 @@ final class RTPSender {
     /// with the extensions the player's estimator reads. Each takes the sequence number
     /// `nextSequence` gives (the forwarder's, so the stream stays unbroken). At most
     /// `OutgoingTrack.maxPacketsPerTimestamp` packets share the last frame's timestamp.
-    func sendPadding(budget: Int, now: UInt64, nextSequence: () -> (sequenceNumber: UInt16, timestamp: UInt32)?) {
-        guard let video = state.video, transport.isConnected else { return }
+    /// Returns the bytes sent.
+    @discardableResult
+    func sendPadding(budget: Int, now: UInt64, nextSequence: () -> (sequenceNumber: UInt16, timestamp: UInt32)?) -> Int {
+        guard let video = state.video, transport.isConnected else { return 0 }
         var remaining = budget
         while remaining > 0, state.video!.takePaddingSlot() {
-            guard let (buffer, raw) = takeBuffer() else { return }
+            guard let (buffer, raw) = takeBuffer() else { break }
             guard let (sequence, timestamp) = nextSequence() else {
                 giveBack(buffer)
-                return
+                break
             }
             var writer = ByteWriter(raw)
             _ = writeHeader(&writer, track: video, marker: false, sequence: sequence, timestamp: timestamp,
                             audioLevel: nil, now: now)
             guard RTPPadding.fill(&writer, packet: raw) else {
                 giveBack(buffer)
-                return
+                break
             }
             remaining -= writer.offset
             emit(buffer: buffer, length: writer.offset, now: now)
         }
+        return budget - remaining
     }
 
     /// Answers a NACK: rebuilds the packet sent as `outSequence` from the producer's stored
@@ -196,6 +203,7 @@ final class RTPSender {
     /// payload); without, as it was first sent, same SSRC and sequence (SRTP allows the repeat).
     func retransmit(_ outSequence: UInt16, from upstream: any StreamUpstream, now: UInt64) {
         guard let video = state.video, let entry = state.sent.lookup(outSequence),
+              !video.precedesKeyFrame(entry.outTimestamp),
               let stored = upstream.storedPacket(layer: Int(entry.layer), sequence: entry.sourceSequence),
               let source = RTPPacket(parsing: stored) else { return }
         guard let (buffer, raw) = takeBuffer() else { return }
