@@ -5,16 +5,14 @@ and plays through the relay, using the browser SDK served by the server and noth
 refuses the allocation (401) and the page's ICE gets nowhere."""
 
 import asyncio
-import contextlib
 import statistics
 
 import pytest
-from playwright.async_api import async_playwright
 
-from chromium import CHROMIUM, CHROMIUM_ARGS
 from conftest import _safe_name
 from coturn import coturn
 from polling import poll
+from sdk_pages import sdk_pages
 
 SECRET = "turn-secret-shared-by-sluice-and-coturn"
 STREAM = "turn-camera"
@@ -99,30 +97,6 @@ def server_config_overrides(turn, sluice_turn_secret) -> dict:
     return {"rtc": rtc}
 
 
-@contextlib.asynccontextmanager
-async def sdk_pages(server, count: int, console: list):
-    """`count` Chromium pages at the server's origin, each with the SDK (/sdk/sluice.js) loaded."""
-    async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            pages = []
-            for i in range(count):
-                page = await browser.new_page()
-                page.on("console", lambda m, i=i: console.append(f"page {i} {m.type}: {m.text}"))
-                page.on("pageerror", lambda e, i=i: console.append(f"page {i} pageerror: {e}"))
-                await page.add_init_script(RECORDER)
-                # Only this page is served by Playwright; the SDK comes from the server.
-                await page.route(server.http_url + PAGE, lambda route: route.fulfill(
-                    status=200, content_type="text/html",
-                    body='<!doctype html><title>turn</title><script src="/sdk/sluice.js"></script>'))
-                await page.goto(server.http_url + PAGE)
-                await page.wait_for_function("!!window.Sluice")
-                pages.append(page)
-            yield pages
-        finally:
-            await browser.close()
-
-
 async def _peer(page, key: str) -> dict:
     return await page.evaluate(f"window.turnTest.{key}.getPeerStats()")
 
@@ -150,7 +124,7 @@ def test_chromium_publishes_and_plays_through_coturn(server, turn, figures):
 async def _through_coturn(server, turn, figures):
     console = []
     try:
-        async with sdk_pages(server, 2, console) as (publisher, player):
+        async with sdk_pages(server, 2, console, RECORDER, PAGE) as (publisher, player):
             published = await publisher.evaluate(PUBLISH, [server.ws_url, STREAM, "relay"])
             # connect's iceServers: coturn's URL with a credential for this session.
             [ice] = published["iceServers"]
@@ -212,7 +186,7 @@ def test_wrong_turn_secret_is_refused_by_coturn(server, turn, sluice_turn_secret
 async def _wrong_secret(server, turn):
     console = []
     try:
-        async with sdk_pages(server, 1, console) as (publisher,):
+        async with sdk_pages(server, 1, console, RECORDER, PAGE) as (publisher,):
             published = await publisher.evaluate(PUBLISH, [server.ws_url, STREAM, "relay"])
             [ice] = published["iceServers"]
             assert ice["urls"] == [turn.url], ice

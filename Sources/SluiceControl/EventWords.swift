@@ -39,6 +39,9 @@ package enum EventWords {
         case .limitExceeded(_, let limit, let value, let max):
             return Words(type: "limitExceeded", by: "server",
                          data: ["limit": .string(word(limit)), "value": .int(Int64(value)), "max": .int(Int64(max))])
+        case .layersWanted(_, let rids, let layers):
+            return Words(type: "layersWanted", by: "server",
+                         data: ["rids": .array(rids.map { .string($0) }), "layers": .array(layers.map { .int(Int64($0)) })])
         case .resize(_, let width, let height):
             return Words(type: "resize", by: "publisher",
                          data: ["width": .int(Int64(width)), "height": .int(Int64(height))])

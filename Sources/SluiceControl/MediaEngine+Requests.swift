@@ -22,8 +22,9 @@ extension MediaEngine {
                               tracks: (parameters.audio, parameters.video), data: dataEndpoint?.policy)
         let constraints = request.constraints
         let caps = request.caps
+        let dynacast = request.dynacast
         pool.run(on: worker) { media in
-            media.addPublisher(parameters, constraints: constraints, caps: caps)
+            media.addPublisher(parameters, constraints: constraints, caps: caps, dynacast: dynacast)
             DataChannelRoutes.open(dataEndpoint, on: media, handle: handle)
         }
         recordings.start(handle, request: request, parameters: parameters, worker: worker)

@@ -136,7 +136,7 @@ public final class MediaEngine: MediaControl, @unchecked Sendable {
             }
             end(handle, info: StatusInfo.failure(reason))
         case .layerChanged(let handle, _, _, _, _), .notEnoughBandwidth(let handle, _),
-             .connectionQuality(let handle, _, _), .limitExceeded(let handle, _, _, _):
+             .connectionQuality(let handle, _, _), .limitExceeded(let handle, _, _, _), .layersWanted(let handle, _, _):
             guard let words = EventWords.words(event) else { return }
             registry.emitEvent(handle, words)
         case .linkMuted(let handle, let flags):

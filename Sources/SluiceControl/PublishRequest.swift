@@ -18,6 +18,9 @@ public struct PublishRequest: Sendable {
     public var appKey = ""
     /// The app's data channel rules; nil: a `webrtc-datachannel` m-line is refused (port 0).
     public var dataChannels: DataChannelPolicy? = DataChannelPolicy()
+    /// Dynacast (`apps[].dynacast`): a simulcast publisher is told which layers have a taker
+    /// (`layersWanted`). Off unless signaling sets it: a WHIP publisher cannot be told.
+    public var dynacast = false
 
     public init(session: SessionID, stream: String, offer: String, constraints: StreamConstraints,
                 caps: PublishCaps = PublishCaps(), startBitrateKbps: Int? = nil) {

@@ -62,9 +62,14 @@ package final class WorkerStreams {
         for streams in all { streams.peers = all.map { Weak(streams: $0) } }
     }
 
-    package func addPublisher(_ parameters: EndpointParameters, constraints: StreamConstraints, caps: PublishCaps = PublishCaps()) {
+    /// `dynacast`: a simulcast publisher is told which layers have a taker (`LayerPauses`).
+    package func addPublisher(_ parameters: EndpointParameters, constraints: StreamConstraints, caps: PublishCaps = PublishCaps(),
+                              dynacast: Bool = false) {
         guard let transport = makeTransport(parameters) else { return }
         let producer = Producer(parameters: parameters, transport: transport, statsBoard: statsBoard)
+        if dynacast && producer.isSimulcast {
+            producer.layerPauses = LayerPauses(layerCount: producer.state.layers.count, now: MonotonicClock.nowMicros())
+        }
         producer.capWatch = PublishCapWatch(caps: caps)
         producer.rtpActivity = RTPActivityWatch(timeoutMicros: caps.rtpTimeoutSeconds.map { UInt64(max(0, $0)) * 1_000_000 }
                                                 ?? rtpTimeoutMicros)

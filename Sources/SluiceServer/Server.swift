@@ -152,6 +152,7 @@ public final class Server {
         signaling.trustClientUser = app.trustClientUser
         signaling.calls = app.calls
         signaling.instantJoin = app.instantJoin
+        signaling.dynacast = app.dynacast
         return signaling
     }
 

@@ -34,6 +34,9 @@ import Testing
         (.limitExceeded("h", limit: .maxFps, value: 30, max: 15),
          Words(type: "limitExceeded", by: "server",
                data: ["limit": .string("maxFps"), "value": .int(30), "max": .int(15)])),
+        (.layersWanted("h", rids: ["q", "f"], layers: [0, 2]),
+         Words(type: "layersWanted", by: "server",
+               data: ["rids": .array([.string("q"), .string("f")]), "layers": .array([.int(0), .int(2)])])),
         (.resize(stream: "s", width: 640, height: 480),
          Words(type: "resize", by: "publisher", data: ["width": .int(640), "height": .int(480)])),
     ]

@@ -118,6 +118,22 @@ struct ConsumerTests {
         #expect(s.videoSent == 2)
     }
 
+    /// Dynacast: a player wants the paused layer it would take were every layer sent, so the
+    /// publisher resumes it, and plays the best layer sent meanwhile. One whose constraints
+    /// keep it lower does not want it.
+    @Test func aPlayerWantsThePausedLayerItWouldTake() throws {
+        var paused = threeLayers
+        paused[2].active = false
+        let s = try setup(beforeJoin: { router, _ in _ = router.layersMeasured(paused, now: 1_000_000) })
+        #expect(s.consumer.state.forwarder.targetLayer == 1)
+        #expect(s.consumer.wantedVideoLayers == 0b110)
+        #expect(s.router.wantedVideoLayers() == 0b110)
+        let boxed = try setup(StreamConstraints(video: .init(width: 640, height: 360)), beforeJoin: { router, _ in
+            _ = router.layersMeasured(paused, now: 1_000_000)
+        })
+        #expect(boxed.consumer.wantedVideoLayers == 0b010)
+    }
+
     /// An estimate below even the lowest layer's rate: the lowest layer, with its base temporal
     /// layer only, and `notEnoughBandwidth` (the forwarder keeps the frames the player's decoder
     /// can follow: ForwarderTests).

@@ -151,6 +151,7 @@ export class Session extends Emitter {
         // A precall's events carry its handle and no stream.
         const stream = this.streams.get(params.handle);
         const precall = this._precalls.get(params.handle);
+        if (stream) stream._event(params);
         this.emit('streamEvent', params);
         if (stream) stream.emit('streamEvent', params);
         if (precall) precall.event(params);

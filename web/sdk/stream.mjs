@@ -27,6 +27,10 @@ export class Stream extends Emitter {
     this.status = null;
     this.info = undefined;
     this.wait = false;
+    // A publish's encodings with a taker, by rid, as the server last said (dynacast); null
+    // until it says.
+    this.layersWanted = null;
+    this._encodingsApplied = Promise.resolve();
   }
 
   update(constraints) { return this.session.update(this, constraints); }
@@ -95,6 +99,16 @@ export class Stream extends Emitter {
     return out;
   }
 
+  // Called by the session for this handle's stream events, before they are emitted.
+  _event(params) {
+    if (params.type === 'layersWanted' && this.role === 'publish' && params.data && Array.isArray(params.data.rids)) {
+      this.layersWanted = params.data.rids.slice();
+      // One change at a time: setParameters must not overlap the one before.
+      this._encodingsApplied = this._encodingsApplied.then(() => applyLayersWanted(this.peerConnection, this.layersWanted))
+        .catch(() => { /* the connection closed meanwhile */ });
+    }
+  }
+
   // Called by the session for this handle's notifications.
   _status(params) {
     this.status = params.status;
@@ -110,6 +124,24 @@ export class Stream extends Emitter {
     if (this.handle) this.session.streams.delete(this.handle);
     try { this.peerConnection.close(); } catch (e) { /* already closed */ }
   }
+}
+
+// Dynacast (docs/protocol.md section 6): the simulcast encodings nobody takes stop encoding
+// and sending (`active: false`), and start again when they are wanted.
+async function applyLayersWanted(pc, rids) {
+  const sender = pc.getSenders().find((s) => s.track && s.track.kind === 'video');
+  if (!sender) return;
+  const parameters = sender.getParameters();
+  let changed = false;
+  for (const encoding of parameters.encodings || []) {
+    if (!encoding.rid) continue;
+    const active = rids.includes(encoding.rid);
+    if (encoding.active !== active) {
+      encoding.active = active;
+      changed = true;
+    }
+  }
+  if (changed) await sender.setParameters(parameters);
 }
 
 // Send encodings for the video track: one, or three simulcast layers sharing the bitrate.

@@ -45,6 +45,10 @@ public struct StreamEventType: SluiceProtocolName {
     public static let layerChanged: StreamEventType = "layerChanged"
     public static let notEnoughBandwidth: StreamEventType = "notEnoughBandwidth"
     public static let connectionQuality: StreamEventType = "connectionQuality"
+    public static let limitExceeded: StreamEventType = "limitExceeded"
+    /// Dynacast, to a simulcast publisher: `data` `{rids, layers}`, the encodings with a
+    /// taker (docs/protocol.md section 6); a sender sets the others inactive.
+    public static let layersWanted: StreamEventType = "layersWanted"
     /// A pre-call test's figures so far, its report, its failure (`PrecallUpdate`).
     public static let precallProgress: StreamEventType = "precallProgress"
     public static let precallReport: StreamEventType = "precallReport"
@@ -98,6 +102,14 @@ public struct StreamEvent: Sendable, Hashable {
         self.type = type
         self.by = by
         self.data = data
+    }
+}
+
+extension StreamEvent {
+    /// A `layersWanted` event's rids (the encodings with a taker); nil for another type.
+    public var wantedRids: [String]? {
+        guard type == .layersWanted, let rids = data?["rids"]?.arrayValue else { return nil }
+        return rids.compactMap(\.stringValue)
     }
 }
 

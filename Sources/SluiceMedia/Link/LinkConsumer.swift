@@ -82,6 +82,9 @@ final class LinkConsumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
         return layer >= 0 && i < outgoingCount ? i : nil
     }
 
+    /// The layers the edge's players need, as its last request said (every one before it).
+    override var wantedVideoLayers: UInt32 { filter.pointee.mask }
+
     /// The source came or went: the next packet of each stream continues the link's numbering.
     override func sourceChanged(present: Bool) {
         for i in 0..<outgoingCount { outgoing[i].offset = nil }
@@ -171,7 +174,10 @@ final class LinkConsumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
     /// starts continues the link's numbering (the edge sees no gap to NACK) and asks the
     /// publisher for a key frame, which the edge's switching player waits for.
     private func wantedLayers(_ request: RTCPLinkLayers) {
+        let before = filter.pointee.mask
         guard var added = filter.pointee.apply(serial: request.serial, mask: request.mask) else { return }
+        // The origin's dynacast counts the edge's players as takers.
+        if filter.pointee.mask != before { upstream?.wantedLayersChanged() }
         while added != 0 {
             let layer = added.trailingZeroBitCount
             added &= added - 1

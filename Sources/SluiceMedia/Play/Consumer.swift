@@ -42,7 +42,7 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
 
     private var hasSource = false
     private let statsBoard: StatsBoard?
-    private var quality: ConnectionQuality?
+    private(set) var quality: ConnectionQuality?
     private var targetReason = LayerSelector.Reason.constraints
     private var notEnoughBandwidthReported = false
     /// When the estimate first stopped fitting the forwarded layer while the path showed no
@@ -55,11 +55,18 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
 
     var bandwidthKbps: Double? { feedback.bandwidthKbps }
     var currentLayer: Int? { state.forwarder.currentLayer }
-    /// The video layers this player needs now (`LinkLayerRequest.layers`).
+    /// The video layers this player needs now (`LinkLayerRequest.layers`), and the one it
+    /// would take were every layer sent (`idealLayer`), so a publisher paused by dynacast
+    /// resumes it.
     override var wantedVideoLayers: UInt32 {
-        LinkLayerRequest.layers(current: state.forwarder.currentLayer, target: state.forwarder.targetLayer,
-                                videoEnabled: state.forwarder.video?.enabled ?? false)
+        let mask = LinkLayerRequest.layers(current: state.forwarder.currentLayer, target: state.forwarder.targetLayer,
+                                           videoEnabled: state.forwarder.video?.enabled ?? false)
+        guard mask != 0, let idealLayer else { return mask }
+        return mask | LinkLayerRequest.bit(idealLayer)
     }
+    /// The layer this player's constraints and bandwidth allow among all the stream's layers,
+    /// sent or paused (the chosen one is among those sent).
+    private var idealLayer: Int?
 
     init(parameters: EndpointParameters, constraints: StreamConstraints, transport: WebRTCTransport,
          statsBoard: StatsBoard?, instantJoin: Bool = true) {
@@ -175,6 +182,13 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
             choice = chosen
         } else {
             return
+        }
+        let ideal = LayerSelector.choose(layers: layers.map { LayerSelector.Layer(
+            index: $0.index, width: $0.width, height: $0.height, fps: $0.fps, bitrateKbps: $0.bitrateKbps, active: true) },
+            constraints: wanted, bandwidthKbps: limitingBandwidth(now: now), current: state.forwarder.currentLayer)?.layer
+        if ideal != idealLayer {
+            idealLayer = ideal
+            upstream.wantedLayersChanged()
         }
         if holdsUncongestedDrop(choice, layers: layers, now: now) {
             choice = LayerSelector.Choice(layer: state.forwarder.targetLayer, reason: targetReason,
@@ -353,45 +367,5 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
             state.forwarder.insertVideoPacket()
         }
         state.prober.spent(sent)
-    }
-
-    func stats() -> HandleStats {
-        func kindStats(_ track: OutgoingTrack?) -> KindStats? {
-            guard let track else { return nil }
-            var s = KindStats()
-            s.packets = track.packets
-            s.bytes = track.bytes
-            s.bitrateKbps = track.bitrate.kbps
-            s.codec = track.parameters.codecName
-            s.rttMs = feedback.rttMillis
-            s.fractionLost = feedback.remoteFractionLost
-            s.packetsLost = feedback.remoteLost
-            s.jitterMs = feedback.remoteJitterMs
-            s.keyFrames = track.keyFrames
-            if track.parameters.kind == .video {
-                s.plis = feedback.plisReceived
-                s.firs = feedback.firsReceived
-                s.nacks = feedback.nacksReceived
-                s.layer = state.forwarder.currentLayer
-                s.availableBandwidthKbps = bandwidthKbps
-                s.fps = track.frames.fps
-                s.cacheStarts = cacheStarts
-                if let upstream {
-                    s.layers = upstream.layerStats(now: MonotonicClock.nowMicros())
-                    if let layer = state.forwarder.currentLayer {
-                        let size = upstream.layerSize(layer)
-                        s.width = size.width
-                        s.height = size.height
-                    }
-                }
-            }
-            return s
-        }
-        var stats = HandleStats(handle: parameters.handle, stream: parameters.stream, role: .play,
-                                audio: kindStats(sender.state.audio), video: kindStats(sender.state.video))
-        stats.connectionQuality = quality
-        stats.transportProtocol = transport.selectedPath.map { $0.isTCP ? "tcp" : "udp" }
-        stats.tcpSendDroppedPackets = transport.tcpSendDroppedPackets
-        return stats
     }
 }

@@ -16,7 +16,7 @@ extension Producer {
             }
             let layer = state.layers[i]
             return LayerSelector.Layer(index: i, width: layer.width, height: layer.height, fps: layer.frames.fps,
-                                       bitrateKbps: layer.bitrate.kbps, active: layer.isActive(now: now))
+                                       bitrateKbps: layer.selectorKbps(now: now), active: layer.isActive(now: now))
         }
     }
 

@@ -37,11 +37,14 @@ extension Producer {
            let twcc = state.feedback.feedback(now: now, senderSSRC: reporterSSRC, mediaSSRC: mediaSSRC) {
             sendRTCP { writer in twcc.write(into: &writer) }
         }
-        guard now >= nextReport else { return }
+        let due = now >= nextReport
+        updateLayerPauses(now: now, due: due)
+        guard due else { return }
         nextReport = now + 1_000_000
         if let total = state.audio?.stats.bytes { state.audio!.bitrate.sample(totalBytes: total, now: now) }
         for i in state.layers.indices {
             state.layers[i].bitrate.sample(totalBytes: state.layers[i].stats.bytes, now: now)
+            state.layers[i].sampled(now: now)
             state.layers[i].frames.sample(now: now)
         }
         if transport.isConnected {

@@ -6,8 +6,9 @@ import SluiceWire
 /// apart, keeps reception statistics, detects key frames and sizes, answers with receiver
 /// reports and key-frame requests, and hands each packet to the router.
 /// Its parts: this file (state and the receive path), `Producer+Layers.swift` (the layers as
-/// players and the selector see them) and `Producer+Reports.swift` (key-frame requests,
-/// receiver reports, NACKs, REMB, events and stats, once a tick).
+/// players and the selector see them), `Producer+Reports.swift` (key-frame requests,
+/// receiver reports, NACKs, REMB, events and stats, once a tick) and `Producer+Dynacast.swift`
+/// (which layers have a taker).
 final class Producer: WebRTCTransportDelegate, WorkerTickable {
     let parameters: EndpointParameters
     let transport: WebRTCTransport
@@ -61,6 +62,8 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     var linkRequest = LinkLayerRequest()
     /// Edge: the link's packets per layer, for /metrics (set with `linkWatch`).
     var linkCounters: LinkLayerCounters?
+    /// Dynacast (`apps[].dynacast`): set for a simulcast publisher whose app has it on.
+    var layerPauses: LayerPauses?
     /// Called once its transport connected (a link source's data starts then: WorkerStreams).
     var connected: (() -> Void)?
 

@@ -12,6 +12,9 @@ struct VideoLayer {
     var width = 0
     var height = 0
     var lastPacketMicros: UInt64 = 0
+    /// The bitrate last measured over a second it sent throughout: what a paused layer (by
+    /// dynacast, or its publisher) would cost again, for the players' choice of layers.
+    var lastActiveKbps: Double = 0
     var keyFrameRequests = KeyFrameRequestGate()
     /// The publisher's retransmission stream (RTX, RFC 4588) for this layer, once known.
     var rtxSSRC: UInt32?
@@ -28,6 +31,15 @@ struct VideoLayer {
         self.ssrc = ssrc
         self.rtxSSRC = rtxSSRC
     }
+
+    /// Once a second, after the bitrate's sample: keep it if the layer is sending still (a
+    /// sample from the second it stopped in would count only part of it).
+    mutating func sampled(now: UInt64) {
+        if lastPacketMicros > 0, now &- lastPacketMicros < 250_000 { lastActiveKbps = bitrate.kbps }
+    }
+
+    /// The bitrate for the players' choice: the measured one, or the last while paused.
+    func selectorKbps(now: UInt64) -> Double { isActive(now: now) ? bitrate.kbps : lastActiveKbps }
 
     /// A layer that sent nothing for a second is paused (by the publisher or its encoder).
     func isActive(now: UInt64) -> Bool {

@@ -41,11 +41,15 @@ final class RecordingTap: StreamSink, WorkerTickable {
         ring.pushClock(kind: kind, ntp: ntp, rtpTimestamp: rtpTimestamp)
     }
 
+    /// The layer it records, for dynacast; every layer until it has chosen one.
+    override var wantedVideoLayers: UInt32 { layer < 0 ? .max : LinkLayerRequest.bit(layer) }
+
     func tick(now: UInt64) {
         guard let upstream else { return }
         if firstTick == 0 { firstTick = now }
         if layer < 0, let chosen = Self.choose(requestedLayer, from: upstream, settled: now >= firstTick + Self.settleMicros) {
             layer = chosen
+            upstream.wantedLayersChanged()
             ring.keyFrameWanted.store(true, ordering: .relaxed)
         }
         guard layer >= 0, ring.keyFrameWanted.exchange(false, ordering: .relaxed) else { return }

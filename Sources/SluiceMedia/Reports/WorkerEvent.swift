@@ -18,6 +18,9 @@ package enum WorkerEvent: Sendable, Equatable {
     case connectionQuality(StreamHandle, score: Double, level: ConnectionQuality.Level)
     /// A publisher's top layer stayed over one of its caps.
     case limitExceeded(StreamHandle, limit: PublishLimit, value: Int, max: Int)
+    /// Dynacast: the simulcast layers of a publisher that have a taker changed (their rids,
+    /// where it named them, and indices).
+    case layersWanted(StreamHandle, rids: [String], layers: [Int])
     /// The stream's size (its top layer) changed: for the publisher and every player.
     case resize(stream: String, width: Int, height: Int)
     /// A pre-call test's figures so far (once a second), and at its end. Indirect: the figures

@@ -33,6 +33,8 @@ public struct ServerConfig: Sendable {
         public var startBitrateDefaultKbps: Int? = nil
         /// `instantJoin`: its players start from the layer's cached key frame (on).
         public var instantJoin = true
+        /// `dynacast`: its simulcast publishers are told which layers have a taker (on).
+        public var dynacast = true
         /// `recording`: which publishes are recorded (`request`, `always`, `off`).
         public var recording = AppRecording.request
         /// `dataChannels`: their rules (`ServerConfig+DataChannels.swift`); nil: refused.
@@ -182,7 +184,7 @@ public struct ServerConfig: Sendable {
             for (i, item) in array.enumerated() {
                 let app = try ConfigReader(item, path: "apps[\(i)]", known: ["key", "hooks", "limits", "secrets", "requireToken", "startBitrate",
                                                                                 "recording", "dataChannels", "precall", "trustClientUser",
-                                                                                "calls", "instantJoin"])
+                                                                                "calls", "instantJoin", "dynacast"])
                 guard let key = app.object["key"]?.stringValue, !key.isEmpty else {
                     throw ConfigError(key: "apps[\(i)].key", problem: "is required and must be a non-empty string")
                 }
@@ -221,6 +223,7 @@ public struct ServerConfig: Sendable {
                 try readPrecall(app, into: &entry)
                 try readAppCalls(app, into: &entry)
                 entry.instantJoin = try app.bool("instantJoin", default: true)
+                entry.dynacast = try app.bool("dynacast", default: true)
                 let recording = try app.string("recording", default: AppRecording.request.rawValue,
                                                allowed: Set(AppRecording.allCases.map(\.rawValue)))
                 entry.recording = AppRecording(rawValue: recording) ?? .request

@@ -31,6 +31,8 @@ public struct SignalingConfig: Sendable {
         public var calls = AppCallRules()
         /// Its players start from a layer's cached key frame (`apps[].instantJoin`).
         public var instantJoin = true
+        /// Its simulcast publishers are told which layers have a taker (`apps[].dynacast`).
+        public var dynacast = true
 
         public init(key: String, hooks: HookSettings? = nil, limits: PublishLimits = PublishLimits(),
                     secrets: [String] = [], requireToken: Bool = false, stopWhenExceeded: Bool = false,

@@ -43,6 +43,7 @@ extension StreamHandler {
                                                        maxFps: limits.maxFps,
                                                        stopWhenExceeded: stopsWhenExceeded(session)),
                                      startBitrateKbps: startBitrate(of: session).kbps(declared: constraints, limits: limits))
+        request.dynacast = table.app(of: session)?.dynacast ?? true
         // A device that goes silent (a frozen phone, a lost network, its socket not yet closed)
         // fails its call stream within seconds, and that ends the call `connectionLost`.
         if isCallStream && config.calls.mediaTimeoutSeconds > 0 {

@@ -78,7 +78,7 @@ export interface StreamStatusDetail {
 /** docs/protocol.md section 1, streamEvent types (the list may grow). */
 export type StreamEventType =
   | 'audioMuted' | 'audioUnmuted' | 'videoMuted' | 'videoUnmuted'
-  | 'resize' | 'layerChanged' | 'notEnoughBandwidth' | 'limitExceeded' | 'connectionQuality'
+  | 'resize' | 'layerChanged' | 'notEnoughBandwidth' | 'limitExceeded' | 'connectionQuality' | 'layersWanted'
   | 'recordingStarted' | 'recordingStopped' | 'recordingFailed'
   | 'dataChannelOpened' | 'dataChannelClosed' | 'dataDropped'
   | 'precallProgress' | 'precallReport' | 'precallFailed';
@@ -200,6 +200,11 @@ export declare class Stream extends SluiceEvents<StreamEventMap> {
   offerSdp: string;
   /** The answer as received. */
   answerSdp: string;
+  /**
+   * A simulcast publish: the rids that have a taker, as the server's last layersWanted said
+   * (null before it said). The SDK has set active: false on the other encodings (dynacast).
+   */
+  layersWanted: string[] | null;
 
   update(constraints: Constraints): Promise<Empty>;
   mute(kind: Kind): Promise<Empty>;
