@@ -1,9 +1,10 @@
 """Dynacast with the browser SDK in Chromium (docs/protocol.md section 6, "Dynacast"): a
 3-layer simulcast publisher whose only player watches at 320 wide is told, with
 `layersWanted`, that the upper two layers have no taker, and the SDK stops them (their bytes
-stop growing). A second player that wants 1280 brings the top layer back and decodes it. The
-control: with `dynacast: false` all three keep flowing; its upload for the same one low
-player, against the first test's, is what dynacast saves."""
+stop growing). A second player that wants 1280 brings the top layer back and decodes it. A recording
+counts as a taker of the layer it records. The control: with `dynacast: false` all three keep
+flowing; its upload for the same one low player, against the first test's, is what dynacast
+saves."""
 
 import asyncio
 import time
@@ -15,11 +16,11 @@ from sdk_pages import sdk_pages
 
 STREAM = "dynacast-camera"
 
-PUBLISH = """async ([url, name]) => {
+PUBLISH = """async ([url, name, record]) => {
   const camera = await navigator.mediaDevices.getUserMedia(
     {video: {width: {exact: 1280}, height: {exact: 720}, frameRate: 30}, audio: false});
   const session = await Sluice.connect(url, {appKey: 'defaultApp'});
-  const stream = await session.publish(name, camera, {simulcast: true});
+  const stream = await session.publish(name, camera, {simulcast: true, record});
   window.dyn = {session, stream, events: []};
   stream.on('streamEvent', (e) => window.dyn.events.push(e));
   return stream.handle;
@@ -60,9 +61,9 @@ async def _growth(publisher, seconds: float) -> tuple[dict, float]:
     return grown, round(sum(grown.values()) * 8 / 1000 / seconds, 1)
 
 
-async def _publish(publisher, server, rids: str):
+async def _publish(publisher, server, rids: str, record: bool = False):
     """Publishes, and waits for each of `rids` to send frames."""
-    await publisher.evaluate(PUBLISH, [server.ws_url, STREAM])
+    await publisher.evaluate(PUBLISH, [server.ws_url, STREAM, record])
     await poll(publisher, ENCODINGS, lambda e: all(e.get(r, {}).get("width", 0) > 0 for r in rids), 30,
                f"encodings {rids} sending")
 
@@ -110,12 +111,42 @@ async def _unwatched(server, figures):
 
 
 @pytest.fixture
-def server_config_overrides(request):
-    return getattr(request, "param", {})
+def server_config_overrides(request, tmp_path):
+    """The test's parameter: dynacast off, or a recording folder."""
+    param = getattr(request, "param", None)
+    if param == "dynacast off":
+        return {"apps": [{"key": "defaultApp", "dynacast": False}]}
+    if param == "recording":
+        return {"recording": {"folder": str(tmp_path / "recordings")}}
+    return {}
 
 
-@pytest.mark.parametrize("server_config_overrides", [{"apps": [{"key": "defaultApp", "dynacast": False}]}],
-                         indirect=True)
+@pytest.mark.parametrize("server_config_overrides", ["recording"], indirect=True)
+def test_a_recording_is_a_taker(server, figures):
+    asyncio.run(_recorded(server, figures))
+
+
+async def _recorded(server, figures):
+    """The recording takes the top layer (recording.layer's default): with one player at 320,
+    the top layer keeps flowing for it and only the middle one is paused."""
+    console = []
+    try:
+        async with sdk_pages(server, 2, console) as (publisher, player):
+            await _publish(publisher, server, "q", record=True)
+            await _play_low(player, server)
+            wanted = await poll(publisher, "window.dyn.stream.layersWanted", lambda r: r == ["q", "f"], 20,
+                                "layersWanted [q, f] at the publisher")
+            await asyncio.sleep(1)
+            grown, kbps = await _growth(publisher, 2)
+            assert grown.get("h", 0) == 0, f"the middle layer, with no taker, still sends: {grown}"
+            assert grown.get("q", 0) > 0 and grown.get("f", 0) > 0, f"a layer with a taker stopped: {grown}"
+            figures({"wanted": wanted, "uploadLowPlayerAndRecordingKbps": kbps})
+    finally:
+        if console:
+            print("chromium console:", *console[-30:], sep="\n  ")
+
+
+@pytest.mark.parametrize("server_config_overrides", ["dynacast off"], indirect=True)
 def test_without_dynacast_every_layer_flows(server, figures):
     asyncio.run(_control(server, figures))
 
