@@ -1,8 +1,8 @@
 """Dynacast with the browser SDK in Chromium (docs/protocol.md section 6, "Dynacast"): a
 3-layer simulcast publisher whose only player watches at 320 wide is told, with
 `layersWanted`, that the upper two layers have no taker, and the SDK stops them (their bytes
-stop growing). A second player that wants 1280 brings the top layer back and decodes it. A recording
-counts as a taker of the layer it records. The control: with `dynacast: false` all three keep
+stop growing). A second player that wants 1280 brings the top layer back and decodes it. A recording,
+and a player on an edge node, count as takers of the layer they take. The control: with `dynacast: false` all three keep
 flowing; its upload for the same one low player, against the first test's, is what dynacast
 saves."""
 
@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from conftest_cluster import make_cluster, poll_until  # noqa: F401 (the fixture)
 from polling import poll
 from sdk_pages import sdk_pages
 
@@ -141,6 +142,35 @@ async def _recorded(server, figures):
             assert grown.get("h", 0) == 0, f"the middle layer, with no taker, still sends: {grown}"
             assert grown.get("q", 0) > 0 and grown.get("f", 0) > 0, f"a layer with a taker stopped: {grown}"
             figures({"wanted": wanted, "uploadLowPlayerAndRecordingKbps": kbps})
+    finally:
+        if console:
+            print("chromium console:", *console[-30:], sep="\n  ")
+
+
+def test_an_edge_player_is_a_taker(make_cluster, figures):
+    asyncio.run(_edge(make_cluster(2), figures))
+
+
+async def _edge(cluster, figures):
+    """A player on an edge node that wants the top layer keeps it flowing from the publisher on
+    the origin (its link's wanted layers count); the middle layer, which nobody takes, pauses."""
+    origin, edge = cluster.nodes
+    console = []
+    try:
+        async with sdk_pages(origin, 1, console) as (publisher,), sdk_pages(edge, 1, console) as (player,):
+            await _publish(publisher, origin, "q")
+            await poll_until(lambda: any(s["name"] == STREAM for s in edge.cluster_view()["streams"]),
+                             "the edge sees the stream")
+            await player.evaluate(PLAY, [edge.ws_url, STREAM, "edge", None])
+            played = await poll(player, _player("edge"), lambda s: bool(s) and s["width"] == 1280, 30,
+                                "the edge player decoding 1280 wide")
+            wanted = await poll(publisher, "window.dyn.stream.layersWanted", lambda r: r == ["q", "f"], 20,
+                                "layersWanted [q, f] at the publisher")
+            await asyncio.sleep(1)
+            grown, kbps = await _growth(publisher, 2)
+            assert grown.get("h", 0) == 0, f"the middle layer, with no taker, still sends: {grown}"
+            assert grown.get("f", 0) > 0, f"the edge player's layer stopped: {grown}"
+            figures({"wanted": wanted, "edgePlayToTopLayerMs": round(played["ms"]), "uploadEdgePlayerKbps": kbps})
     finally:
         if console:
             print("chromium console:", *console[-30:], sep="\n  ")
