@@ -11,7 +11,8 @@ from chromium import CHROMIUM, CHROMIUM_ARGS
 @contextlib.asynccontextmanager
 async def sdk_pages(server, count: int, console: list, init_script: str | None = None, page_path: str = "/sdk-test.html"):
     """`count` pages in one Chromium, each with `window.Sluice` ready; console lines and page
-    errors go to `console`; `init_script` runs before the SDK in each page."""
+    errors go to `console`, whose last 30 lines are printed at the end; `init_script` runs
+    before the SDK in each page."""
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
@@ -32,3 +33,5 @@ async def sdk_pages(server, count: int, console: list, init_script: str | None =
             yield pages
         finally:
             await browser.close()
+            if console:
+                print("chromium console:", *console[-30:], sep="\n  ")

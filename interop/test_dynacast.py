@@ -80,35 +80,31 @@ def test_unwatched_layers_stop_and_come_back(server, figures):
 
 async def _unwatched(server, figures):
     console = []
-    try:
-        async with sdk_pages(server, 2, console) as (publisher, player):
-            # With no player at all, only the lowest layer is wanted after the grace time.
-            await _publish(publisher, server, "q")
-            await _play_low(player, server)
-            # Dynacast's grace is 3 s: the upper layers' taker (none) is gone by then.
-            wanted = await poll(publisher, "window.dyn.stream.layersWanted", lambda r: r == ["q"], 15,
-                                "layersWanted [q] at the publisher")
-            await asyncio.sleep(1)  # setParameters takes effect at the next frame
-            grown, low_kbps = await _growth(publisher, 2)
-            assert grown.get("h", 0) == 0 and grown.get("f", 0) == 0, f"the paused layers still send: {grown}"
-            assert grown.get("q", 0) > 0, f"the wanted layer stopped: {grown}"
+    async with sdk_pages(server, 2, console) as (publisher, player):
+        # With no player at all, only the lowest layer is wanted after the grace time.
+        await _publish(publisher, server, "q")
+        await _play_low(player, server)
+        # Dynacast's grace is 3 s: the upper layers' taker (none) is gone by then.
+        wanted = await poll(publisher, "window.dyn.stream.layersWanted", lambda r: r == ["q"], 15,
+                            "layersWanted [q] at the publisher")
+        await asyncio.sleep(1)  # setParameters takes effect at the next frame
+        grown, low_kbps = await _growth(publisher, 2)
+        assert grown.get("h", 0) == 0 and grown.get("f", 0) == 0, f"the paused layers still send: {grown}"
+        assert grown.get("q", 0) > 0, f"the wanted layer stopped: {grown}"
 
-            # A player that wants the top layer: it comes back, and that player decodes 1280.
-            await player.evaluate(PLAY, [server.ws_url, STREAM, "high", None])
-            started = time.monotonic()
-            high = await poll(player, _player("high"), lambda s: bool(s) and s["width"] == 1280, 30,
-                              "the high player decoding 1280 wide")
-            resumed = await publisher.evaluate("window.dyn.stream.layersWanted")
-            assert "f" in resumed, f"the top layer was not asked for again: {resumed}"
-            events = await publisher.evaluate("window.dyn.events.filter((e) => e.type === 'layersWanted')")
-            assert all(e["by"] == "server" and len(e["data"]["rids"]) == len(e["data"]["layers"]) for e in events), events
-            # The upload without dynacast, for the same audience, is the control's figure.
-            figures({"uploadOneLowPlayerKbps": low_kbps,
-                     "layersWanted": [e["data"]["rids"] for e in events], "firstWanted": wanted,
-                     "playToTopLayerDecodedMs": round(high["ms"]), "pollSecondsToTopLayer": round(time.monotonic() - started, 1)})
-    finally:
-        if console:
-            print("chromium console:", *console[-30:], sep="\n  ")
+        # A player that wants the top layer: it comes back, and that player decodes 1280.
+        await player.evaluate(PLAY, [server.ws_url, STREAM, "high", None])
+        started = time.monotonic()
+        high = await poll(player, _player("high"), lambda s: bool(s) and s["width"] == 1280, 30,
+                          "the high player decoding 1280 wide")
+        resumed = await publisher.evaluate("window.dyn.stream.layersWanted")
+        assert "f" in resumed, f"the top layer was not asked for again: {resumed}"
+        events = await publisher.evaluate("window.dyn.events.filter((e) => e.type === 'layersWanted')")
+        assert all(e["by"] == "server" and len(e["data"]["rids"]) == len(e["data"]["layers"]) for e in events), events
+        # The upload without dynacast, for the same audience, is the control's figure.
+        figures({"uploadOneLowPlayerKbps": low_kbps,
+                 "layersWanted": [e["data"]["rids"] for e in events], "firstWanted": wanted,
+                 "playToTopLayerDecodedMs": round(high["ms"]), "pollSecondsToTopLayer": round(time.monotonic() - started, 1)})
 
 
 @pytest.fixture
@@ -131,20 +127,16 @@ async def _recorded(server, figures):
     """The recording takes the top layer (recording.layer's default): with one player at 320,
     the top layer keeps flowing for it and only the middle one is paused."""
     console = []
-    try:
-        async with sdk_pages(server, 2, console) as (publisher, player):
-            await _publish(publisher, server, "q", record=True)
-            await _play_low(player, server)
-            wanted = await poll(publisher, "window.dyn.stream.layersWanted", lambda r: r == ["q", "f"], 20,
-                                "layersWanted [q, f] at the publisher")
-            await asyncio.sleep(1)
-            grown, kbps = await _growth(publisher, 2)
-            assert grown.get("h", 0) == 0, f"the middle layer, with no taker, still sends: {grown}"
-            assert grown.get("q", 0) > 0 and grown.get("f", 0) > 0, f"a layer with a taker stopped: {grown}"
-            figures({"wanted": wanted, "uploadLowPlayerAndRecordingKbps": kbps})
-    finally:
-        if console:
-            print("chromium console:", *console[-30:], sep="\n  ")
+    async with sdk_pages(server, 2, console) as (publisher, player):
+        await _publish(publisher, server, "q", record=True)
+        await _play_low(player, server)
+        wanted = await poll(publisher, "window.dyn.stream.layersWanted", lambda r: r == ["q", "f"], 20,
+                            "layersWanted [q, f] at the publisher")
+        await asyncio.sleep(1)
+        grown, kbps = await _growth(publisher, 2)
+        assert grown.get("h", 0) == 0, f"the middle layer, with no taker, still sends: {grown}"
+        assert grown.get("q", 0) > 0 and grown.get("f", 0) > 0, f"a layer with a taker stopped: {grown}"
+        figures({"wanted": wanted, "uploadLowPlayerAndRecordingKbps": kbps})
 
 
 def test_an_edge_player_is_a_taker(make_cluster, figures):
@@ -156,24 +148,20 @@ async def _edge(cluster, figures):
     the origin (its link's wanted layers count); the middle layer, which nobody takes, pauses."""
     origin, edge = cluster.nodes
     console = []
-    try:
-        async with sdk_pages(origin, 1, console) as (publisher,), sdk_pages(edge, 1, console) as (player,):
-            await _publish(publisher, origin, "q")
-            await poll_until(lambda: any(s["name"] == STREAM for s in edge.cluster_view()["streams"]),
-                             "the edge sees the stream")
-            await player.evaluate(PLAY, [edge.ws_url, STREAM, "edge", None])
-            played = await poll(player, _player("edge"), lambda s: bool(s) and s["width"] == 1280, 30,
-                                "the edge player decoding 1280 wide")
-            wanted = await poll(publisher, "window.dyn.stream.layersWanted", lambda r: r == ["q", "f"], 20,
-                                "layersWanted [q, f] at the publisher")
-            await asyncio.sleep(1)
-            grown, kbps = await _growth(publisher, 2)
-            assert grown.get("h", 0) == 0, f"the middle layer, with no taker, still sends: {grown}"
-            assert grown.get("f", 0) > 0, f"the edge player's layer stopped: {grown}"
-            figures({"wanted": wanted, "edgePlayToTopLayerMs": round(played["ms"]), "uploadEdgePlayerKbps": kbps})
-    finally:
-        if console:
-            print("chromium console:", *console[-30:], sep="\n  ")
+    async with sdk_pages(origin, 1, console) as (publisher,), sdk_pages(edge, 1, console) as (player,):
+        await _publish(publisher, origin, "q")
+        await poll_until(lambda: any(s["name"] == STREAM for s in edge.cluster_view()["streams"]),
+                         "the edge sees the stream")
+        await player.evaluate(PLAY, [edge.ws_url, STREAM, "edge", None])
+        played = await poll(player, _player("edge"), lambda s: bool(s) and s["width"] == 1280, 30,
+                            "the edge player decoding 1280 wide")
+        wanted = await poll(publisher, "window.dyn.stream.layersWanted", lambda r: r == ["q", "f"], 20,
+                            "layersWanted [q, f] at the publisher")
+        await asyncio.sleep(1)
+        grown, kbps = await _growth(publisher, 2)
+        assert grown.get("h", 0) == 0, f"the middle layer, with no taker, still sends: {grown}"
+        assert grown.get("f", 0) > 0, f"the edge player's layer stopped: {grown}"
+        figures({"wanted": wanted, "edgePlayToTopLayerMs": round(played["ms"]), "uploadEdgePlayerKbps": kbps})
 
 
 @pytest.mark.parametrize("server_config_overrides", ["dynacast off"], indirect=True)
@@ -183,15 +171,11 @@ def test_without_dynacast_every_layer_flows(server, figures):
 
 async def _control(server, figures):
     console = []
-    try:
-        async with sdk_pages(server, 2, console) as (publisher, player):
-            await _publish(publisher, server, "qhf")
-            await _play_low(player, server)
-            await asyncio.sleep(5)  # past the grace time
-            grown, kbps = await _growth(publisher, 2)
-            assert all(grown.get(r, 0) > 0 for r in "qhf"), f"a layer stopped without dynacast: {grown}"
-            assert await publisher.evaluate("window.dyn.stream.layersWanted") is None
-            figures({"uploadWithoutDynacastKbps": kbps})
-    finally:
-        if console:
-            print("chromium console:", *console[-30:], sep="\n  ")
+    async with sdk_pages(server, 2, console) as (publisher, player):
+        await _publish(publisher, server, "qhf")
+        await _play_low(player, server)
+        await asyncio.sleep(5)  # past the grace time
+        grown, kbps = await _growth(publisher, 2)
+        assert all(grown.get(r, 0) > 0 for r in "qhf"), f"a layer stopped without dynacast: {grown}"
+        assert await publisher.evaluate("window.dyn.stream.layersWanted") is None
+        figures({"uploadWithoutDynacastKbps": kbps})

@@ -123,59 +123,55 @@ def test_chromium_publishes_and_plays_through_coturn(server, turn, figures):
 
 async def _through_coturn(server, turn, figures):
     console = []
-    try:
-        async with sdk_pages(server, 2, console, RECORDER, PAGE) as (publisher, player):
-            published = await publisher.evaluate(PUBLISH, [server.ws_url, STREAM, "relay"])
-            # connect's iceServers: coturn's URL with a credential for this session.
-            [ice] = published["iceServers"]
-            assert ice["urls"] == [turn.url], ice
-            expiry, user = ice["username"].split(":", 1)
-            assert user == published["sessionId"], ice
-            pub_pc = (await publisher.evaluate("window.turnTest.pcs"))[published["pc"]]
-            assert pub_pc["config"]["iceTransportPolicy"] == "relay", pub_pc["config"]
-            assert pub_pc["config"]["iceServers"] == published["iceServers"], pub_pc["config"]
-            await poll(publisher, "window.turnTest.stream.status", lambda s: s == "PUBLISHING", 20, "PUBLISHING")
-            pub_peer = await poll(publisher, "window.turnTest.stream.getPeerStats()",
-                                  lambda s: (s.get("candidatePair") or {}).get("localType") is not None, 10,
-                                  "a selected candidate pair on the publisher")
-            assert pub_peer["candidatePair"]["localType"] == "relay", pub_peer
+    async with sdk_pages(server, 2, console, RECORDER, PAGE) as (publisher, player):
+        published = await publisher.evaluate(PUBLISH, [server.ws_url, STREAM, "relay"])
+        # connect's iceServers: coturn's URL with a credential for this session.
+        [ice] = published["iceServers"]
+        assert ice["urls"] == [turn.url], ice
+        expiry, user = ice["username"].split(":", 1)
+        assert user == published["sessionId"], ice
+        pub_pc = (await publisher.evaluate("window.turnTest.pcs"))[published["pc"]]
+        assert pub_pc["config"]["iceTransportPolicy"] == "relay", pub_pc["config"]
+        assert pub_pc["config"]["iceServers"] == published["iceServers"], pub_pc["config"]
+        await poll(publisher, "window.turnTest.stream.status", lambda s: s == "PUBLISHING", 20, "PUBLISHING")
+        pub_peer = await poll(publisher, "window.turnTest.stream.getPeerStats()",
+                              lambda s: (s.get("candidatePair") or {}).get("localType") is not None, 10,
+                              "a selected candidate pair on the publisher")
+        assert pub_peer["candidatePair"]["localType"] == "relay", pub_peer
 
-            # Players one after another over the relay and over plain UDP (no ICE servers at
-            # all), in ABBA order after one warm-up play that is not counted: the first player
-            # of a stream waits for its first key frame differently.
-            runs = {"relay": [], "udp": [], "warm-up": []}
-            for policy in ["warm-up", "udp", "relay", "relay", "udp", "udp", "relay"]:
-                played, peer, pc = await _play_once(
-                    player, server, "relay" if policy == "relay" else None,
-                    [] if policy != "relay" else None)
-                pair = peer["candidatePair"]
-                if policy == "relay":
-                    assert pc["config"]["iceTransportPolicy"] == "relay", pc["config"]
-                    assert pc["config"]["iceServers"] == played["iceServers"] != [], pc["config"]
-                    assert pc["candidates"] and set(pc["candidates"]) == {"relay"}, pc
-                    assert pair["localType"] == "relay", peer
-                else:
-                    assert pc["config"]["iceServers"] == [], pc["config"]
-                    assert pair["localType"] == "host", peer
-                assert peer["video"]["framesDecoded"] >= 30, peer
-                runs[policy].append({"firstFrameMs": played["firstFrameMs"], "sessionId": played["sessionId"],
-                                     "framesDecoded": peer["video"]["framesDecoded"], "pair": pair})
+        # Players one after another over the relay and over plain UDP (no ICE servers at
+        # all), in ABBA order after one warm-up play that is not counted: the first player
+        # of a stream waits for its first key frame differently.
+        runs = {"relay": [], "udp": [], "warm-up": []}
+        for policy in ["warm-up", "udp", "relay", "relay", "udp", "udp", "relay"]:
+            played, peer, pc = await _play_once(
+                player, server, "relay" if policy == "relay" else None,
+                [] if policy != "relay" else None)
+            pair = peer["candidatePair"]
+            if policy == "relay":
+                assert pc["config"]["iceTransportPolicy"] == "relay", pc["config"]
+                assert pc["config"]["iceServers"] == played["iceServers"] != [], pc["config"]
+                assert pc["candidates"] and set(pc["candidates"]) == {"relay"}, pc
+                assert pair["localType"] == "relay", peer
+            else:
+                assert pc["config"]["iceServers"] == [], pc["config"]
+                assert pair["localType"] == "host", peer
+            assert peer["video"]["framesDecoded"] >= 30, peer
+            runs[policy].append({"firstFrameMs": played["firstFrameMs"], "sessionId": played["sessionId"],
+                                 "framesDecoded": peer["video"]["framesDecoded"], "pair": pair})
 
-        # coturn allocated for the publisher and both relayed players under their session ids.
-        log = turn.log()
-        for session in [published["sessionId"]] + [r["sessionId"] for r in runs["relay"]]:
-            assert f":{session}>: incoming packet ALLOCATE processed, success" in log, \
-                f"coturn log {turn.log_path} shows no allocation for session {session}"
-        turn_ms = [r["firstFrameMs"] for r in runs["relay"]]
-        udp_ms = [r["firstFrameMs"] for r in runs["udp"]]
-        figures({"playToFirstDecodedMsTURN": turn_ms, "playToFirstDecodedMsUDP": udp_ms,
-                 "warmUpPlayMs": runs["warm-up"][0]["firstFrameMs"],
-                 "medianTURNMs": statistics.median(turn_ms), "medianUDPMs": statistics.median(udp_ms),
-                 "publisherPair": pub_peer["candidatePair"], "relayPlayerPair": runs["relay"][0]["pair"],
-                 "udpPlayerPair": runs["udp"][0]["pair"]})
-    finally:
-        if console:
-            print("chromium console:", *console[-30:], sep="\n  ")
+    # coturn allocated for the publisher and both relayed players under their session ids.
+    log = turn.log()
+    for session in [published["sessionId"]] + [r["sessionId"] for r in runs["relay"]]:
+        assert f":{session}>: incoming packet ALLOCATE processed, success" in log, \
+            f"coturn log {turn.log_path} shows no allocation for session {session}"
+    turn_ms = [r["firstFrameMs"] for r in runs["relay"]]
+    udp_ms = [r["firstFrameMs"] for r in runs["udp"]]
+    figures({"playToFirstDecodedMsTURN": turn_ms, "playToFirstDecodedMsUDP": udp_ms,
+             "warmUpPlayMs": runs["warm-up"][0]["firstFrameMs"],
+             "medianTURNMs": statistics.median(turn_ms), "medianUDPMs": statistics.median(udp_ms),
+             "publisherPair": pub_peer["candidatePair"], "relayPlayerPair": runs["relay"][0]["pair"],
+             "udpPlayerPair": runs["udp"][0]["pair"]})
 
 
 @pytest.mark.parametrize("sluice_turn_secret", ["not-the-coturn-secret"])
@@ -185,31 +181,27 @@ def test_wrong_turn_secret_is_refused_by_coturn(server, turn, sluice_turn_secret
 
 async def _wrong_secret(server, turn):
     console = []
-    try:
-        async with sdk_pages(server, 1, console, RECORDER, PAGE) as (publisher,):
-            published = await publisher.evaluate(PUBLISH, [server.ws_url, STREAM, "relay"])
-            [ice] = published["iceServers"]
-            assert ice["urls"] == [turn.url], ice
-            # The page hears coturn's 401 for the allocation and gathers no candidate at all, so
-            # its ICE has nothing to check (Chromium then stays "new" rather than "failed"); the
-            # server, which never hears a check, fails the handle by ICE timeout.
-            pc = await poll(publisher, f"window.turnTest.pcs[{published['pc']}]",
-                            lambda pc: any(e["code"] == 401 for e in pc["errors"]) and "complete" in pc["gathering"],
-                            15, "a 401 candidate error and gathering complete")
-            assert pc["candidates"] == [], pc
-            ended = await poll(publisher, "[window.turnTest.stream.status, window.turnTest.stream.info]",
-                               lambda s: s[0] == "FAILED", 15, "the publish handle FAILED")
-            assert ended == ["FAILED", "Failed by ICE timeout"], ended
-            pc = (await publisher.evaluate("window.turnTest.pcs"))[published["pc"]]
-            assert not {"checking", "connected", "completed"} & set(pc["states"]), pc
-            peer = await _peer(publisher, "stream")
-            assert peer["candidatePair"] is None, peer
-            assert ((peer.get("video") or {}).get("packets") or 0) == 0, peer
-        log = turn.log()
-        session = published["sessionId"]
-        assert f":{session}>: incoming packet message processed, error 401" in log, \
-            f"coturn log {turn.log_path} shows no 401 for session {session}"
-        assert "ALLOCATE processed, success" not in log, f"coturn allocated anyway; log {turn.log_path}"
-    finally:
-        if console:
-            print("chromium console:", *console[-30:], sep="\n  ")
+    async with sdk_pages(server, 1, console, RECORDER, PAGE) as (publisher,):
+        published = await publisher.evaluate(PUBLISH, [server.ws_url, STREAM, "relay"])
+        [ice] = published["iceServers"]
+        assert ice["urls"] == [turn.url], ice
+        # The page hears coturn's 401 for the allocation and gathers no candidate at all, so
+        # its ICE has nothing to check (Chromium then stays "new" rather than "failed"); the
+        # server, which never hears a check, fails the handle by ICE timeout.
+        pc = await poll(publisher, f"window.turnTest.pcs[{published['pc']}]",
+                        lambda pc: any(e["code"] == 401 for e in pc["errors"]) and "complete" in pc["gathering"],
+                        15, "a 401 candidate error and gathering complete")
+        assert pc["candidates"] == [], pc
+        ended = await poll(publisher, "[window.turnTest.stream.status, window.turnTest.stream.info]",
+                           lambda s: s[0] == "FAILED", 15, "the publish handle FAILED")
+        assert ended == ["FAILED", "Failed by ICE timeout"], ended
+        pc = (await publisher.evaluate("window.turnTest.pcs"))[published["pc"]]
+        assert not {"checking", "connected", "completed"} & set(pc["states"]), pc
+        peer = await _peer(publisher, "stream")
+        assert peer["candidatePair"] is None, peer
+        assert ((peer.get("video") or {}).get("packets") or 0) == 0, peer
+    log = turn.log()
+    session = published["sessionId"]
+    assert f":{session}>: incoming packet message processed, error 401" in log, \
+        f"coturn log {turn.log_path} shows no 401 for session {session}"
+    assert "ALLOCATE processed, success" not in log, f"coturn allocated anyway; log {turn.log_path}"

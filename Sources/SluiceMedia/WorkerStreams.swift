@@ -68,7 +68,7 @@ package final class WorkerStreams {
         guard let transport = makeTransport(parameters) else { return }
         let producer = Producer(parameters: parameters, transport: transport, statsBoard: statsBoard)
         if dynacast && producer.isSimulcast {
-            producer.layerPauses = LayerPauses(layerCount: producer.state.layers.count, now: MonotonicClock.nowMicros())
+            producer.state.layerPauses = LayerPauses(layerCount: producer.state.layers.count, now: MonotonicClock.nowMicros())
         }
         producer.capWatch = PublishCapWatch(caps: caps)
         producer.rtpActivity = RTPActivityWatch(timeoutMicros: caps.rtpTimeoutSeconds.map { UInt64(max(0, $0)) * 1_000_000 }

@@ -140,36 +140,33 @@ struct ProberTests {
         #expect(estimate.kbps == 600)
     }
 
+    /// A prober asked, with no loss, over a REMB of `remb`, while bandwidth holds the player on
+    /// `layer` (below even the lowest layer's rate when `notEnough`).
+    private func considered(remb: Double, layer: Int, notEnough: Bool = false) -> Prober {
+        var prober = Prober()
+        var estimate = BandwidthEstimate()
+        estimate.received(remb: remb, now: 1_000_000)
+        prober.consider(choice: .init(layer: layer, reason: .bandwidth, notEnoughBandwidth: notEnough),
+                        layers: Self.layers, constraints: VideoConstraints(), current: layer, remoteFractionLost: 0,
+                        estimate: &estimate, now: 2_000_000)
+        return prober
+    }
+
     /// A probe tests at most three times the estimate (and at least the lowest layer's rate
     /// with headroom): under a link that cannot carry the lowest layer it pads that little.
     @Test func aProbeClimbsAtMostThreeTimesTheEstimate() {
-        var prober = Prober()
-        var estimate = BandwidthEstimate()
-        estimate.received(remb: 300, now: 1_000_000)
-        prober.consider(choice: .init(layer: 1, reason: .bandwidth, notEnoughBandwidth: false), layers: Self.layers,
-                        constraints: VideoConstraints(), current: 1, remoteFractionLost: 0, estimate: &estimate,
-                        now: 2_000_000)
+        let prober = considered(remb: 300, layer: 1)
         #expect(prober.totalKbps == 900)
         #expect(prober.paddingKbps == 400)
-        var low = BandwidthEstimate()
-        low.received(remb: 40, now: 1_000_000)
-        var lowProber = Prober()
-        lowProber.consider(choice: .init(layer: 0, reason: .bandwidth, notEnoughBandwidth: true), layers: Self.layers,
-                           constraints: VideoConstraints(), current: 0, remoteFractionLost: 0, estimate: &low,
-                           now: 2_000_000)
-        #expect(lowProber.totalKbps == 150 * 1.3)
-        #expect(lowProber.paddingKbps == 50)
+        let low = considered(remb: 40, layer: 0, notEnough: true)
+        #expect(low.totalKbps == 150 * 1.3)
+        #expect(low.paddingKbps == 50)
     }
 
     /// Padding packets larger than a tick's share go out at the probe's rate, not one a tick:
     /// a second of 10 ms ticks at 50 kbit/s sends 6,250 bytes, give or take one packet.
     @Test func paddingKeepsTheProbesRateWithPacketsLargerThanATicksShare() {
-        var estimate = BandwidthEstimate()
-        estimate.received(remb: 40, now: 1_000_000)
-        var prober = Prober()
-        prober.consider(choice: .init(layer: 0, reason: .bandwidth, notEnoughBandwidth: true), layers: Self.layers,
-                        constraints: VideoConstraints(), current: 0, remoteFractionLost: 0, estimate: &estimate,
-                        now: 2_000_000)
+        var prober = considered(remb: 40, layer: 0, notEnough: true)
         #expect(prober.paddingKbps == 50)
         var sent = 0
         for _ in 0..<100 {
@@ -184,12 +181,7 @@ struct ProberTests {
     }
 
     @Test func budgetIsTheTicksShareOfThePaddingRate() {
-        var prober = Prober()
-        var estimate = BandwidthEstimate()
-        estimate.received(remb: 800, now: 1_000_000)
-        prober.consider(choice: .init(layer: 1, reason: .bandwidth, notEnoughBandwidth: false), layers: Self.layers,
-                        constraints: VideoConstraints(), current: 1, remoteFractionLost: 0, estimate: &estimate,
-                        now: 2_000_000)
+        let prober = considered(remb: 800, layer: 1)
         // 1600 kbit/s for 10 ms is 2000 bytes.
         #expect(prober.budget(tickMicros: 10_000) == 2000)
     }

@@ -4,9 +4,9 @@ extension Producer {
     /// Cheap unless the stream's wanted layers changed (a flag) or `due` (once a second, when
     /// a grace time may have run out).
     func updateLayerPauses(now: UInt64, due: Bool) {
-        guard layerPauses != nil, let router else { return }
+        guard state.layerPauses != nil, let router else { return }
         guard router.takeWantedLayersChanged() || due else { return }
-        guard let wanted = layerPauses!.update(wanted: router.wantedVideoLayers(), lowest: lowestLayer, now: now)
+        guard let wanted = state.layerPauses!.update(wanted: router.wantedVideoLayers(), lowest: lowestLayer, now: now)
         else { return }
         let indices = state.layers.indices.filter { wanted & (1 << UInt32($0)) != 0 }
         report(.layersWanted(parameters.handle, rids: indices.compactMap { state.layers[$0].rid?.description },

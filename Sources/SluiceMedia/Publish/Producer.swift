@@ -31,6 +31,9 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         /// When the last RTP packet that carries media arrived (not padding); nil before the
         /// first packet. Read once a second by `checkRTPActivity`.
         var lastMediaMicros: UInt64?
+        /// Dynacast (`apps[].dynacast`): set for a simulcast publisher whose app has it on.
+        /// Here, not a stored `var`: the tick reads it every 10 ms.
+        var layerPauses: LayerPauses?
     }
     let state: OwnedState<ReceiveState>
     /// The layers as they are now: a copy, for the tests and off the packet path.
@@ -62,8 +65,6 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     var linkRequest = LinkLayerRequest()
     /// Edge: the link's packets per layer, for /metrics (set with `linkWatch`).
     var linkCounters: LinkLayerCounters?
-    /// Dynacast (`apps[].dynacast`): set for a simulcast publisher whose app has it on.
-    var layerPauses: LayerPauses?
     /// Called once its transport connected (a link source's data starts then: WorkerStreams).
     var connected: (() -> Void)?
 
