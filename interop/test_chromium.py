@@ -4,6 +4,7 @@ import asyncio
 
 from chromium import chromium_page, poll_inbound, wait_page_status
 from sessions import close_all, play, publish
+from test_admin_api import admin_token, http
 
 CAMERA_WIDTH, CAMERA_HEIGHT = 640, 480
 
@@ -29,6 +30,7 @@ async def _chromium_publishes(server, figures, artifacts):
             camera_size = lambda f: (f.width, f.height) == (CAMERA_WIDTH, CAMERA_HEIGHT)
             frames = await player.peer.wait_frames(30, 20, camera_size)
             chrome_stats = await page.evaluate("window.sluice.videoStats()")
+            levels = await _audio_levels(server, stream)
             await page.screenshot(path=str(artifacts / "chromium-publishes.png"))
             figures({
                 "playToFirstFrameMs": round((player.peer.frames[0].at - player.requested_at) * 1000, 1),
@@ -36,12 +38,29 @@ async def _chromium_publishes(server, figures, artifacts):
                 "framesAtCameraSize": len(frames),
                 "sizes": sorted({f"{f.width}x{f.height}" for f in player.peer.frames}),
                 "chromiumOutbound": chrome_stats.get("outbound"),
+                "publisherAudioLevels": levels,
             })
             assert not player.peer.errors, player.peer.errors
+            # Chromium sends the audio level extension, and its fake microphone beeps.
+            assert all(-127 <= level <= 0 for level in levels), levels
+            assert max(levels) > -127, f"the publisher's audio level never rose above silence: {levels}"
     finally:
         await close_all(player)
         if console:
             print("chromium console:", *console[-20:], sep="\n  ")
+
+
+async def _audio_levels(server, stream: str, samples: int = 15) -> list[float]:
+    """The publisher's `audio.level` in the admin API's stream view, every 200 ms."""
+    levels = []
+    for _ in range(samples):
+        status, _, body = await http(server, "GET", f"/api/v1/streams/{stream}", admin_token(server))
+        assert status == 200, f"GET stream answered {status} {body!r}"
+        audio = (body.get("publisher") or {}).get("audio") or {}
+        assert "level" in audio, f"no audio level in the publisher's stats: {audio}"
+        levels.append(audio["level"])
+        await asyncio.sleep(0.2)
+    return levels
 
 
 def test_chromium_plays_aiortc(server, figures, artifacts):

@@ -153,6 +153,7 @@ extension Producer {
             s.packetsLost = audio.stats.cumulativeLost
             s.jitterMs = audio.stats.jitterMillis(clockRate: audio.parameters.clockRate)
             s.codec = audio.parameters.codecName
+            if audio.parameters.extensions.audioLevel != nil { s.level = (audio.level.reading(now: now) * 10).rounded() / 10 }
             audioStats = s
         }
         var videoStats: KindStats?

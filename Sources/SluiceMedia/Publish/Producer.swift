@@ -73,6 +73,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         var ssrc: UInt32?
         var stats = ReceiveStreamStats()
         var bitrate = BitrateMeter()
+        var level = AudioLevelMeter()
     }
 
     init(parameters: EndpointParameters, transport: WebRTCTransport, statsBoard: StatsBoard?) {
@@ -198,8 +199,10 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         announcePublishing(now: now)
         let clockRate = state.audio!.parameters.clockRate
         var audioLevel: UInt8?
-        if let id = state.audio!.parameters.extensions.audioLevel, let value = packet.extensionValue(id: id), value.count >= 1 {
-            audioLevel = value[0]
+        if let id = state.audio!.parameters.extensions.audioLevel {
+            if let value = packet.extensionValue(id: id), value.count >= 1 { audioLevel = value[0] }
+            // The level without the voice-activity bit (RFC 6464's V, the top bit).
+            state.audio!.level.record(audioLevel.map { $0 & 0x7f }, now: now)
         }
         state.audio!.stats.record(sequence: packet.sequenceNumber, timestamp: packet.timestamp, size: packet.buffer.count,
                             clockRate: clockRate, now: now, keyFrame: false)

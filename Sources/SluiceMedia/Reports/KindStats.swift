@@ -11,6 +11,8 @@ public struct KindStats: Sendable {
     public var plis: UInt64 = 0
     public var firs: UInt64 = 0
     public var codec: String?
+    /// Publish audio with the audio level extension: the smoothed level in dBov (AudioLevelMeter).
+    public var level: Double?
     // video only
     public var fps: Double = 0
     public var width: Int = 0

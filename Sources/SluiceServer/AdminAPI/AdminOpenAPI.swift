@@ -99,7 +99,8 @@ enum AdminOpenAPI {
               "nacks": {"type": "integer"}, "plis": {"type": "integer"}, "firs": {"type": "integer"},
               "fps": {"type": "number"}, "width": {"type": "integer"}, "height": {"type": "integer"},
               "layer": {"type": "integer"}, "keyFrames": {"type": "integer"}, "cacheStarts": {"type": "integer"},
-              "codec": {"type": "string"}
+              "codec": {"type": "string"},
+              "level": {"type": "number", "description": "publish audio with the audio level extension: dBov, -127 to 0"}
             }
           },
           "Handle": {

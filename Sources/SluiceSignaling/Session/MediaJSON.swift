@@ -60,6 +60,7 @@ public enum MediaJSON {
             "plis": JSONValue(stats.plis),
             "firs": JSONValue(stats.firs),
         ]
+        if let level = stats.level { object["level"] = JSONValue(level) }
         if video {
             object["fps"] = JSONValue(stats.fps)
             object["width"] = JSONValue(stats.width)
