@@ -57,6 +57,18 @@ public func fuzzRTP(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     }
     _ = AV1SequenceHeader(parsing: payload)
     _ = OpusPayload(parsing: payload)?.isDTX
+    // RED (RFC 2198): every block inside the payload, the primary last and running to its end.
+    if let red = REDPayload(parsing: payload, redPayloadType: packet.payloadType &+ 1) {
+        precondition(red.count >= 1 && red.count <= REDPayload.maxBlocks)
+        precondition(red.primary.range.upperBound == payload.count && red.primary.range.lowerBound <= payload.count)
+        var end = red.primary.range.lowerBound
+        for i in stride(from: red.count - 2, through: 0, by: -1) {
+            let block = red.block(i, in: payload)!
+            precondition(block.range.upperBound == end && block.range.lowerBound >= 0)
+            end = block.range.lowerBound
+        }
+        precondition(red.block(red.count - 1, in: payload) == nil)
+    }
 
     // Rewrite the header in place and re-parse.
     let header = RTPHeader(packet)
