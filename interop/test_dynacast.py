@@ -7,6 +7,7 @@ flowing; its upload for the same one low player, against the first test's, is wh
 saves."""
 
 import asyncio
+import contextlib
 import time
 
 import pytest
@@ -69,9 +70,15 @@ async def _publish(publisher, server, rids: str, record: bool = False):
                f"encodings {rids} sending")
 
 
-async def _play_low(player, server):
-    await player.evaluate(PLAY, [server.ws_url, STREAM, "low", {"width": 320, "height": 180}])
-    await poll(player, _player("low"), lambda s: bool(s) and s["width"] == 320, 30, "the low player decoding 320 wide")
+@contextlib.asynccontextmanager
+async def _low_audience(server, rids: str, record: bool = False):
+    """A publisher page (`_publish`) and a player page whose player decodes 320 wide."""
+    async with sdk_pages(server, 2, []) as (publisher, player):
+        await _publish(publisher, server, rids, record)
+        await player.evaluate(PLAY, [server.ws_url, STREAM, "low", {"width": 320, "height": 180}])
+        await poll(player, _player("low"), lambda s: bool(s) and s["width"] == 320, 30,
+                   "the low player decoding 320 wide")
+        yield publisher, player
 
 
 def test_unwatched_layers_stop_and_come_back(server, figures):
@@ -79,11 +86,8 @@ def test_unwatched_layers_stop_and_come_back(server, figures):
 
 
 async def _unwatched(server, figures):
-    console = []
-    async with sdk_pages(server, 2, console) as (publisher, player):
-        # With no player at all, only the lowest layer is wanted after the grace time.
-        await _publish(publisher, server, "q")
-        await _play_low(player, server)
+    # With no player at all, only the lowest layer is wanted after the grace time.
+    async with _low_audience(server, "q") as (publisher, player):
         # Dynacast's grace is 3 s: the upper layers' taker (none) is gone by then.
         wanted = await poll(publisher, "window.dyn.stream.layersWanted", lambda r: r == ["q"], 15,
                             "layersWanted [q] at the publisher")
@@ -126,10 +130,7 @@ def test_a_recording_is_a_taker(server, figures):
 async def _recorded(server, figures):
     """The recording takes the top layer (recording.layer's default): with one player at 320,
     the top layer keeps flowing for it and only the middle one is paused."""
-    console = []
-    async with sdk_pages(server, 2, console) as (publisher, player):
-        await _publish(publisher, server, "q", record=True)
-        await _play_low(player, server)
+    async with _low_audience(server, "q", record=True) as (publisher, _):
         wanted = await poll(publisher, "window.dyn.stream.layersWanted", lambda r: r == ["q", "f"], 20,
                             "layersWanted [q, f] at the publisher")
         await asyncio.sleep(1)
@@ -170,10 +171,7 @@ def test_without_dynacast_every_layer_flows(server, figures):
 
 
 async def _control(server, figures):
-    console = []
-    async with sdk_pages(server, 2, console) as (publisher, player):
-        await _publish(publisher, server, "qhf")
-        await _play_low(player, server)
+    async with _low_audience(server, "qhf") as (publisher, _):
         await asyncio.sleep(5)  # past the grace time
         grown, kbps = await _growth(publisher, 2)
         assert all(grown.get(r, 0) > 0 for r in "qhf"), f"a layer stopped without dynacast: {grown}"

@@ -183,9 +183,13 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
         } else {
             return
         }
-        let ideal = LayerSelector.choose(layers: layers.map { LayerSelector.Layer(
-            index: $0.index, width: $0.width, height: $0.height, fps: $0.fps, bitrateKbps: $0.bitrateKbps, active: true) },
-            constraints: wanted, bandwidthKbps: limitingBandwidth(now: now), current: state.forwarder.currentLayer)?.layer
+        let allSent = layers.map { layer in
+            var sent = layer
+            sent.active = true
+            return sent
+        }
+        let ideal = LayerSelector.choose(layers: allSent, constraints: wanted, bandwidthKbps: limitingBandwidth(now: now),
+                                         current: state.forwarder.currentLayer)?.layer
         if ideal != idealLayer {
             idealLayer = ideal
             upstream.wantedLayersChanged()

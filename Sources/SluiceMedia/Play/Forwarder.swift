@@ -83,7 +83,6 @@ struct Forwarder {
             currentLayer = layer
             video!.needsRestart = true
             vp8.restart()
-            temporalLimit = maxTemporalLayer
         }
         if let tid = item.temporalLayer {
             if temporalLimit != maxTemporalLayer

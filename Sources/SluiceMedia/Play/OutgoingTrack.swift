@@ -23,12 +23,11 @@ struct OutgoingTrack {
     var lastRTPTimestamp: UInt32 = 0
     var lastSendMicros: UInt64 = 0
     var keyFrames: UInt64 = 0
-    /// The output timestamp of the newest key frame sent (once `sentKeyFrame`). A packet of
+    /// The output timestamp of the newest key frame sent (once `keyFrames > 0`). A packet of
     /// an older frame is not retransmitted: the player decodes on from the key frame without
     /// it. After a switch down under a cap, the old layer's lost packets, asked for again
     /// until the new layer's key frame decoded, filled the link and kept that key frame out.
     var keyFrameTimestamp: UInt32 = 0
-    var sentKeyFrame = false
     /// Frames sent per second (video), from the output timestamps.
     var frames = FrameRateMeter()
     /// The last packet sent ended a frame: a safe point to insert padding.
@@ -52,7 +51,7 @@ struct OutgoingTrack {
 
     /// A packet sent with `timestamp` belongs to a frame before the newest key frame sent.
     func precedesKeyFrame(_ timestamp: UInt32) -> Bool {
-        sentKeyFrame && Int32(bitPattern: timestamp &- keyFrameTimestamp) < 0
+        keyFrames > 0 && Int32(bitPattern: timestamp &- keyFrameTimestamp) < 0
     }
 
     /// Takes room for one padding packet after the current frame; false when it has none.

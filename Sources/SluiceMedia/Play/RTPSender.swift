@@ -107,7 +107,6 @@ final class RTPSender {
         if item.isKeyFrame {
             track.keyFrames += 1
             track.keyFrameTimestamp = rewrite.timestamp
-            track.sentKeyFrame = true
         }
         emit(buffer: buffer, length: writer.offset, now: item.now)
         return true
@@ -174,7 +173,6 @@ final class RTPSender {
     /// `nextSequence` gives (the forwarder's, so the stream stays unbroken). At most
     /// `OutgoingTrack.maxPacketsPerTimestamp` packets share the last frame's timestamp.
     /// Returns the bytes sent.
-    @discardableResult
     func sendPadding(budget: Int, now: UInt64, nextSequence: () -> (sequenceNumber: UInt16, timestamp: UInt32)?) -> Int {
         guard let video = state.video, transport.isConnected else { return 0 }
         var remaining = budget

@@ -6,21 +6,12 @@ extension Producer {
     func updateLayerPauses(now: UInt64, due: Bool) {
         guard state.layerPauses != nil, let router else { return }
         guard router.takeWantedLayersChanged() || due else { return }
-        guard let wanted = state.layerPauses!.update(wanted: router.wantedVideoLayers(), lowest: lowestLayer, now: now)
+        // The lowest by the selector's own ranking (size, else bitrate, else index).
+        let lowest = selectorLayers(now: now).min(by: LayerSelector.ranksBelow)?.index ?? 0
+        guard let wanted = state.layerPauses!.update(wanted: router.wantedVideoLayers(), lowest: lowest, now: now)
         else { return }
         let indices = state.layers.indices.filter { wanted & (1 << UInt32($0)) != 0 }
         report(.layersWanted(parameters.handle, rids: indices.compactMap { state.layers[$0].rid?.description },
                              layers: indices))
-    }
-
-    /// The layer with the smallest measured size (the first, before any is measured).
-    var lowestLayer: Int {
-        var lowest = 0
-        var area = Int.max
-        for (i, layer) in state.layers.enumerated() where layer.width * layer.height > 0 && layer.width * layer.height < area {
-            lowest = i
-            area = layer.width * layer.height
-        }
-        return lowest
     }
 }
