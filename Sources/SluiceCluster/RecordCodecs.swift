@@ -9,27 +9,38 @@ public struct RecordCodecs: Sendable, Equatable {
         public var payloadType: Int
         public var clockRate: Int
         public var fmtp: String
+        /// Audio: Opus in RED's payload type, when the publisher sends RED.
+        public var redPayloadType: Int?
 
-        public init(name: String, payloadType: Int, clockRate: Int, fmtp: String) {
+        public init(name: String, payloadType: Int, clockRate: Int, fmtp: String, redPayloadType: Int? = nil) {
             self.name = name
             self.payloadType = payloadType
             self.clockRate = clockRate
             self.fmtp = fmtp
+            self.redPayloadType = redPayloadType
         }
 
         public var json: JSONValue {
-            ["name": .string(name), "payloadType": JSONValue(payloadType), "clockRate": JSONValue(clockRate),
-             "fmtp": .string(fmtp)]
+            var object: JSONObject = ["name": .string(name), "payloadType": JSONValue(payloadType),
+                                      "clockRate": JSONValue(clockRate), "fmtp": .string(fmtp)]
+            if let redPayloadType { object["redPayloadType"] = JSONValue(redPayloadType) }
+            return .object(object)
         }
 
         /// Nil for anything that is not a codec (a name, a payload type 0...127, a clock rate
-        /// that fits 32 bits, an fmtp string).
+        /// that fits 32 bits, an fmtp string, and a RED payload type 0...127 other than the
+        /// codec's when there is one).
         public init?(json value: JSONValue) {
             guard let name = value["name"]?.stringValue, !name.isEmpty, name.utf8.count <= 64,
                   let payloadType = value["payloadType"]?.intValue, (0...127).contains(payloadType),
                   let clockRate = value["clockRate"]?.intValue, (1...Int64(UInt32.max)).contains(clockRate),
                   let fmtp = value["fmtp"]?.stringValue, fmtp.utf8.count <= 1024 else { return nil }
-            self.init(name: name, payloadType: Int(payloadType), clockRate: Int(clockRate), fmtp: fmtp)
+            var red: Int?
+            if let part = value["redPayloadType"], !part.isNull {
+                guard let number = part.intValue, (0...127).contains(number), number != payloadType else { return nil }
+                red = Int(number)
+            }
+            self.init(name: name, payloadType: Int(payloadType), clockRate: Int(clockRate), fmtp: fmtp, redPayloadType: red)
         }
     }
 

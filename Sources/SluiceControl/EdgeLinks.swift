@@ -87,10 +87,12 @@ final class EdgeLinks {
     static func tracks(_ codecs: StreamCodecs) -> (audio: TrackParameters?, video: TrackParameters?) {
         func track(_ codec: StreamCodec?, _ kind: MediaKind) -> TrackParameters? {
             codec.map {
-                TrackParameters(kind: kind, mid: kind == .audio ? "0" : "1", codecName: $0.name, fmtp: $0.fmtp,
-                                payloadType: $0.payloadType, rtxPayloadType: nil, clockRate: $0.clockRate,
-                                extensions: NegotiatedExtensions(), remoteSSRCs: [], remoteRTXSSRCs: [], localSSRC: 0,
-                                feedback: RTCPFeedbackSet())
+                var track = TrackParameters(kind: kind, mid: kind == .audio ? "0" : "1", codecName: $0.name, fmtp: $0.fmtp,
+                                            payloadType: $0.payloadType, rtxPayloadType: nil, clockRate: $0.clockRate,
+                                            extensions: NegotiatedExtensions(), remoteSSRCs: [], remoteRTXSSRCs: [],
+                                            localSSRC: 0, feedback: RTCPFeedbackSet())
+                track.redPayloadType = $0.redPayloadType
+                return track
             }
         }
         return (track(codecs.audio, .audio), track(codecs.video, .video))

@@ -15,7 +15,7 @@ extension MediaEngine {
             offer: request.offer, role: .publish, handle: handle, stream: request.stream,
             candidates: pool.candidates(worker: worker), publisherTracks: nil, constraints: request.constraints,
             videoStartBitrateKbps: request.startBitrateKbps, acceptsDataChannel: request.dataChannels != nil,
-            consentTimeoutMicros: config.consentTimeoutMicros)
+            red: request.red, consentTimeoutMicros: config.consentTimeoutMicros)
         let dataEndpoint = routes.endpoint(dataChannel, policy: request.dataChannels, handle: handle,
                                            session: request.session, stream: request.stream, role: .publish)
         registry.addPublisher(handle, session: request.session, stream: request.stream, worker: worker,
@@ -43,7 +43,7 @@ extension MediaEngine {
             offer: request.offer, role: .play, handle: handle, stream: request.stream,
             candidates: pool.candidates(worker: worker), publisherTracks: remote.map(EdgeLinks.tracks) ?? published,
             constraints: request.constraints, acceptsDataChannel: request.dataChannels != nil,
-            consentTimeoutMicros: config.consentTimeoutMicros)
+            red: request.red, consentTimeoutMicros: config.consentTimeoutMicros)
         let dataEndpoint = routes.endpoint(dataChannel, policy: request.dataChannels, handle: handle,
                                            session: request.session, stream: request.stream, role: .play)
         registry.addPlayer(handle, session: request.session, stream: request.stream, wait: request.wait,

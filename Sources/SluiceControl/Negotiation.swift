@@ -14,11 +14,13 @@ struct Negotiation {
                    constraints: StreamConstraints,
                    videoStartBitrateKbps: Int? = nil,
                    acceptsDataChannel: Bool = true,
+                   red: Bool = false,
                    consentTimeoutMicros: UInt64) throws(MediaError) -> (String, EndpointParameters, NegotiatedDataChannel?) {
         let (answer, parameters, session) = try run(
             offer: offer, role: role, handle: handle, stream: stream, candidates: candidates,
             publisherTracks: publisherTracks, constraints: constraints, videoStartBitrateKbps: videoStartBitrateKbps,
-            acceptsDataChannel: acceptsDataChannel, returnVideo: false, consentTimeoutMicros: consentTimeoutMicros)
+            acceptsDataChannel: acceptsDataChannel, red: red, returnVideo: false,
+            consentTimeoutMicros: consentTimeoutMicros)
         return (answer, parameters, session.dataChannel)
     }
 
@@ -30,7 +32,7 @@ struct Negotiation {
         let (answer, parameters, session) = try run(
             offer: offer, role: .publish, handle: handle, stream: "precall", candidates: candidates,
             publisherTracks: nil, constraints: StreamConstraints(), videoStartBitrateKbps: startBitrateKbps,
-            acceptsDataChannel: false, returnVideo: true, consentTimeoutMicros: consentTimeoutMicros)
+            acceptsDataChannel: false, red: false, returnVideo: true, consentTimeoutMicros: consentTimeoutMicros)
         return (answer, parameters, session.video?.direction == .sendrecv)
     }
 
@@ -38,7 +40,7 @@ struct Negotiation {
                      candidates: [ServerCandidate],
                      publisherTracks: (audio: TrackParameters?, video: TrackParameters?)?,
                      constraints: StreamConstraints, videoStartBitrateKbps: Int?, acceptsDataChannel: Bool,
-                     returnVideo: Bool, consentTimeoutMicros: UInt64)
+                     red: Bool, returnVideo: Bool, consentTimeoutMicros: UInt64)
         throws(MediaError) -> (String, EndpointParameters, NegotiatedSession) {
         let localUfrag = RandomToken.make(length: 8)
         let localPassword = RandomToken.make(length: 24)
@@ -52,6 +54,7 @@ struct Negotiation {
             videoBitrateKbps: role == .publish ? constraints.video?.bitrateKbps ?? constraints.video?.maxBitrateKbps : nil,
             audioBitrateKbps: role == .publish ? constraints.audioBitrateKbps : nil,
             videoStartBitrateKbps: role == .publish ? videoStartBitrateKbps : nil)
+        answerParameters.red = red
         if returnVideo { answerParameters.returnVideo = LocalTrack(ssrc: videoSSRC, trackID: "probe") }
         if role == .play {
             answerParameters.localAudio = LocalTrack(ssrc: audioSSRC, trackID: "audio")
@@ -107,6 +110,7 @@ struct Negotiation {
             localSSRC: media.localSSRCs?.ssrc ?? localSSRC,
             feedback: media.feedback)
         track.localRTXSSRC = media.localSSRCs?.rtxSSRC
+        track.redPayloadType = media.redPayloadType.map { UInt8(truncatingIfNeeded: $0) }
         track.simulcast = media.simulcastLayers.filter { !$0.paused }
         return track
     }

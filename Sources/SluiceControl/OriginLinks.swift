@@ -133,7 +133,8 @@ final class OriginLinks {
     }
 
     static func codec(of track: TrackParameters) -> StreamCodec {
-        StreamCodec(name: track.codecName, payloadType: track.payloadType, clockRate: track.clockRate, fmtp: track.fmtp)
+        StreamCodec(name: track.codecName, payloadType: track.payloadType, clockRate: track.clockRate, fmtp: track.fmtp,
+                    redPayloadType: track.redPayloadType)
     }
 
     /// What the links sent; the counts themselves are read off the workers' ledgers.

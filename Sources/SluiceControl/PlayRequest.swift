@@ -12,6 +12,9 @@ public struct PlayRequest: Sendable {
     public var dataChannels: DataChannelPolicy? = DataChannelPolicy()
     /// The player starts from a layer's cached key frame when there is one (`apps[].instantJoin`).
     public var instantJoin = true
+    /// Opus RED (`apps[].red`): answered after Opus when offered, so the player gets RED as its
+    /// publisher sends it; without, it gets the primary Opus alone.
+    public var red = true
 
     public init(session: SessionID, stream: String, offer: String, constraints: StreamConstraints, wait: Bool) {
         self.session = session

@@ -21,6 +21,8 @@ public struct PublishRequest: Sendable {
     /// Dynacast (`apps[].dynacast`): a simulcast publisher is told which layers have a taker
     /// (`layersWanted`). Off unless signaling sets it: a WHIP publisher cannot be told.
     public var dynacast = false
+    /// Opus RED (`apps[].red`): answered first when the offer has it, so the publisher sends it.
+    public var red = true
 
     public init(session: SessionID, stream: String, offer: String, constraints: StreamConstraints,
                 caps: PublishCaps = PublishCaps(), startBitrateKbps: Int? = nil) {

@@ -6,12 +6,16 @@ public struct StreamCodec: Sendable, Equatable {
     public var payloadType: UInt8
     public var clockRate: UInt32
     public var fmtp: String
+    /// Audio: the payload type of the publisher's Opus in RED, when it sends RED. The link
+    /// carries its packets as they came, so an edge's players get RED or its primary as here.
+    public var redPayloadType: UInt8?
 
-    public init(name: String, payloadType: UInt8, clockRate: UInt32, fmtp: String) {
+    public init(name: String, payloadType: UInt8, clockRate: UInt32, fmtp: String, redPayloadType: UInt8? = nil) {
         self.name = name
         self.payloadType = payloadType
         self.clockRate = clockRate
         self.fmtp = fmtp
+        self.redPayloadType = redPayloadType
     }
 }
 

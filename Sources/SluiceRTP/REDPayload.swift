@@ -66,6 +66,15 @@ public struct REDPayload: Equatable, Sendable {
         return nil
     }
 
+    /// Sets the payload type of each of the first `blocks` block headers of a RED payload
+    /// (parsed before, so the headers are there): a player whose Opus has another payload
+    /// type than its publisher's reads the blocks under its own.
+    public static func setBlockPayloadTypes(_ payloadType: UInt8, blocks: Int, in payload: UnsafeMutableRawBufferPointer) {
+        guard blocks > 0, (blocks - 1) * 4 < payload.count else { return }
+        for index in 0..<blocks - 1 { payload[index * 4] = 0x80 | payloadType & 0x7f }
+        payload[(blocks - 1) * 4] = payloadType & 0x7f
+    }
+
     /// Writes a RED payload: each redundant block's header, the primary's, then the blocks.
     /// False when a block is over 1,023 bytes, an offset over 16,383 (the header cannot say
     /// them), there are more than `maxBlocks` blocks, or the writer overflowed.

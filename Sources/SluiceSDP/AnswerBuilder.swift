@@ -94,7 +94,10 @@ struct AnswerBuilder {
         if parameters.role == .publish, !isAudio, let kbps = parameters.videoStartBitrateKbps, kbps > 0 {
             writtenCodec.parameters = Self.withStartBitrate(kbps, chosenCodec.parameters)
         }
-        let codecs = [writtenCodec] + (chosenRTX.map { [$0] } ?? [])
+        // RED first for a publisher: a sender sends the answer's first codec, and libwebrtc
+        // sends Opus in RED when RED comes first. A player (the server sends) lists it after Opus.
+        var codecs = [writtenCodec] + (chosenRTX.map { [$0] } ?? [])
+        if let red = choice.red { codecs.insert(red, at: parameters.role == .publish ? 0 : 1) }
         var m = transportSection(kind: offered.kind, proto: offered.proto,
                                  formats: codecs.map { String($0.payloadType) }, mid: mid)
         var direction: MediaDirection = parameters.role == .publish ? .recvonly : .sendonly
@@ -152,6 +155,7 @@ struct AnswerBuilder {
             codec: NegotiatedCodec(name: codec.name, payloadType: codec.payloadType, clockRate: codec.clockRate,
                                    channels: codec.channels, fmtp: codec.parameters.formatted),
             rtxPayloadType: choice.rtx?.payloadType,
+            redPayloadType: choice.red?.payloadType,
             feedback: CodecSelector.feedbackSet(codec.feedback),
             extensions: CodecSelector.extensionIDs(m.extensionMaps),
             rtcpReducedSize: offered.rtcpRsize,

@@ -65,6 +65,10 @@ public struct AnswerParameters: Sendable, Hashable {
     /// Publish only: a video track the server sends on too, when the offer's video m-line is
     /// sendrecv (the pre-call test's probe): that m-line is answered sendrecv with this SSRC.
     public var returnVideo: LocalTrack?
+    /// Opus RED (`red/48000/2`, fmtp naming the Opus payload type) is answered when offered:
+    /// first for a publisher, so that it sends RED; after Opus for a player, which then takes
+    /// RED whenever its publisher sends it (docs/protocol.md, "Opus RED").
+    public var red = false
     /// The o= line's session id.
     public var sessionID: UInt64
 

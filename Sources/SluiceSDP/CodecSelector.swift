@@ -134,6 +134,23 @@ struct CodecSelector {
         return rtx
     }
 
+    /// The offered `red/48000/2` that carries `opus` only (its fmtp `111/111` names the Opus
+    /// payload type for every block, RFC 2198 section 5), answered with no feedback; nil when
+    /// none does. RED naming another codec, or none, is not taken: its blocks could be anything.
+    static func red(for opus: CodecDescription, in offered: [CodecDescription]) -> CodecDescription? {
+        guard opus.hasName("opus") else { return nil }
+        let found = offered.first { codec in
+            guard codec.hasName("red"), codec.clockRate == 48000, (codec.channels ?? 2) == 2,
+                  codec.parameters.count == 1, codec.parameters[0].value == nil else { return false }
+            let blocks = codec.parameters[0].name.split(separator: "/", omittingEmptySubsequences: false)
+            // At most 16 blocks, as the forwarding side parses (SluiceRTP's `REDPayload.maxBlocks`).
+            return (1...16).contains(blocks.count) && blocks.allSatisfy { Int($0) == opus.payloadType }
+        }
+        guard var red = found else { return nil }
+        red.feedback = []
+        return red
+    }
+
     /// The offer's extmaps Sluice supports, with the offer's ids (one per URI, no id reused).
     static func extensions(_ offered: [ExtensionMap]) -> [ExtensionMap] {
         var chosen: [ExtensionMap] = []

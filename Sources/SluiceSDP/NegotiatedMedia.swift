@@ -8,6 +8,8 @@ public struct NegotiatedMedia: Sendable, Hashable {
     public var direction: MediaDirection
     public var codec: NegotiatedCodec
     public var rtxPayloadType: Int?
+    /// Audio: the `red/48000/2` payload type when RED over this Opus was agreed.
+    public var redPayloadType: Int?
     public var feedback: RTCPFeedbackSet
     public var extensions: NegotiatedExtensions
     public var rtcpReducedSize: Bool
@@ -22,7 +24,7 @@ public struct NegotiatedMedia: Sendable, Hashable {
     public var maxBitrate: Int?
 
     public init(kind: MediaKind, mid: String, direction: MediaDirection, codec: NegotiatedCodec,
-                rtxPayloadType: Int? = nil, feedback: RTCPFeedbackSet = .init(),
+                rtxPayloadType: Int? = nil, redPayloadType: Int? = nil, feedback: RTCPFeedbackSet = .init(),
                 extensions: NegotiatedExtensions = .init(), rtcpReducedSize: Bool = false,
                 remoteSSRCs: [RemoteSSRC] = [], simulcastLayers: [SimulcastLayer] = [],
                 localSSRCs: LocalSSRCs? = nil, maxBitrate: Int? = nil) {
@@ -31,6 +33,7 @@ public struct NegotiatedMedia: Sendable, Hashable {
         self.direction = direction
         self.codec = codec
         self.rtxPayloadType = rtxPayloadType
+        self.redPayloadType = redPayloadType
         self.feedback = feedback
         self.extensions = extensions
         self.rtcpReducedSize = rtcpReducedSize

@@ -139,6 +139,8 @@ public struct SDPNegotiator: Sendable {
     struct CodecChoice {
         var codec: CodecDescription
         var rtx: CodecDescription?
+        /// Opus RED (RFC 2198), when the offer has it for the chosen Opus and `AnswerParameters.red`.
+        var red: CodecDescription?
     }
 
     private func chooseCodecs(_ section: MediaDescription, parameters: AnswerParameters) -> CodecChoice? {
@@ -151,7 +153,8 @@ public struct SDPNegotiator: Sendable {
         }
         guard let codec = selector.choose(from: section.codecs, publisher: publisher) else { return nil }
         let rtx = isAudio ? nil : CodecSelector.rtx(for: codec.payloadType, in: section.codecs)
-        return CodecChoice(codec: codec, rtx: rtx)
+        let red = isAudio && parameters.red ? CodecSelector.red(for: codec, in: section.codecs) : nil
+        return CodecChoice(codec: codec, rtx: rtx, red: red)
     }
 
     private struct RemoteTransport {

@@ -153,6 +153,7 @@ public final class Server {
         signaling.calls = app.calls
         signaling.instantJoin = app.instantJoin
         signaling.dynacast = app.dynacast
+        signaling.red = app.red
         return signaling
     }
 

@@ -12,7 +12,8 @@ import XCTest
 /// server (whose engine refuses it for now: only the control channel is under test here).
 final class ClusterRemoteStreamsTests: XCTestCase {
     static let secret = "remote-streams-secret-0123"
-    static let codecs = RecordCodecs(audio: .init(name: "opus", payloadType: 111, clockRate: 48000, fmtp: "minptime=10"),
+    static let codecs = RecordCodecs(audio: .init(name: "opus", payloadType: 111, clockRate: 48000, fmtp: "minptime=10",
+                                                  redPayloadType: 63),
                                      video: .init(name: "VP8", payloadType: 96, clockRate: 90000, fmtp: ""), layers: 3)
     static let fingerprint = Array(repeating: "AB", count: 32).joined(separator: ":")
     static let request = LinkRequest(stream: "cam", edgeNode: "edge-a", iceUfrag: "abcd", icePassword: "abcdefghijklmnopqrstuv",
@@ -54,7 +55,7 @@ final class ClusterRemoteStreamsTests: XCTestCase {
         XCTAssertTrue(waitUntil(5) { remote.codecs(of: "cam") != nil }, "\(member.snapshot)")
         XCTAssertTrue(remote.available)
         XCTAssertEqual(remote.codecs(of: "cam"), StreamCodecs(
-            audio: StreamCodec(name: "opus", payloadType: 111, clockRate: 48000, fmtp: "minptime=10"),
+            audio: StreamCodec(name: "opus", payloadType: 111, clockRate: 48000, fmtp: "minptime=10", redPayloadType: 63),
             video: StreamCodec(name: "VP8", payloadType: 96, clockRate: 90000, fmtp: ""), layers: 3))
         XCTAssertNil(remote.codecs(of: "early"), "no codecs in the record yet")
         XCTAssertNil(remote.codecs(of: "orphan"), "its node is not in the node list")

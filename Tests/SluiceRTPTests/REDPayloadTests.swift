@@ -67,3 +67,17 @@ struct REDPayloadTests {
         }
     }
 }
+
+/// A player whose Opus is another payload type than its publisher's reads RED's blocks under
+/// its own: every block header's payload type is set, F bits and lengths kept.
+struct REDBlockPayloadTypeTests {
+    @Test func everyBlockHeaderTakesThePlayersOpus() throws {
+        var bytes: [UInt8] = [0xef, 0x0f, 0x00, 0x03, 0xef, 0x07, 0x80, 0x01, 0x6f, 0xa1, 0xa2, 0xa3, 0xc1, 0xb1]
+        let red = try #require(bytes.withUnsafeBytes { REDPayload(parsing: $0, redPayloadType: 63) })
+        #expect(red.count == 3)
+        bytes.withUnsafeMutableBytes { REDPayload.setBlockPayloadTypes(109, blocks: red.count, in: $0) }
+        #expect(bytes == [0xed, 0x0f, 0x00, 0x03, 0xed, 0x07, 0x80, 0x01, 0x6d, 0xa1, 0xa2, 0xa3, 0xc1, 0xb1])
+        let again = try #require(bytes.withUnsafeBytes { REDPayload(parsing: $0, redPayloadType: 63) })
+        #expect(again.primary == .init(payloadType: 109, timestampOffset: 0, range: 13..<14))
+    }
+}

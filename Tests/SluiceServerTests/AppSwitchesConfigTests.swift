@@ -2,8 +2,8 @@ import SluiceSignaling
 import Testing
 @testable import SluiceServer
 
-/// The apps' on/off switches in the config (docs/config.md's table): `instantJoin` and
-/// `dynacast`, each on unless set to false, and carried to signaling.
+/// The apps' on/off switches in the config (docs/config.md's table): `instantJoin`,
+/// `dynacast` and `red`, each on unless set to false, and carried to signaling.
 @Suite struct AppSwitchesConfigTests {
     struct Switch: Sendable, CustomTestStringConvertible {
         var key: String
@@ -15,6 +15,7 @@ import Testing
     static let switches = [
         Switch(key: "instantJoin", read: { $0.instantJoin }, signaling: { $0.instantJoin }),
         Switch(key: "dynacast", read: { $0.dynacast }, signaling: { $0.dynacast }),
+        Switch(key: "red", read: { $0.red }, signaling: { $0.red }),
     ]
 
     @Test(arguments: switches)

@@ -17,7 +17,8 @@ struct LinkJSONTests {
     static let answer = LinkAnswer(
         link: "Lk7", iceUfrag: "wxyz", icePassword: "ABCDEFGHIJKLMNOPQRSTUVWX", fingerprintAlgorithm: "sha-256",
         fingerprint: fingerprint, candidateIP: "127.0.0.2", candidatePort: 10000,
-        audio: LinkTrack(codec: StreamCodec(name: "opus", payloadType: 111, clockRate: 48000, fmtp: "minptime=10;useinbandfec=1"),
+        audio: LinkTrack(codec: StreamCodec(name: "opus", payloadType: 111, clockRate: 48000, fmtp: "minptime=10;useinbandfec=1",
+                                            redPayloadType: 63),
                          extensions: NegotiatedExtensions(mid: 1, audioLevel: 10), ssrcs: [1234]),
         video: LinkTrack(codec: StreamCodec(name: "VP8", payloadType: 96, clockRate: 90000, fmtp: ""),
                          extensions: NegotiatedExtensions(mid: 1, rid: 2, repairedRid: 3, absSendTime: 4, transportCC: 5),
@@ -37,6 +38,8 @@ struct LinkJSONTests {
         let value = try JSONValue.parse(bytes)
         #expect(value["candidate"]?["port"] == 10000)
         #expect(value["video"]?["extensions"]?["transportCC"] == 5)
+        #expect(value["audio"]?["codec"]?["redPayloadType"] == 63)
+        #expect(value["video"]?["codec"]?["redPayloadType"] == nil)
         #expect(value["video"]?["ssrcs"]?[2] == JSONValue(Int64(UInt32.max)))
         #expect(value["audio"]?["codec"]?["fmtp"] == "minptime=10;useinbandfec=1")
         // One kind alone is an answer too; an absent kind stays absent.
@@ -112,6 +115,9 @@ struct LinkJSONTests {
             ("video", codecWith("clockRate", 4_294_967_296), "video.codec.clockRate", "from 1 to 4294967295"),
             ("video", codecWith("fmtp", 5), "video.codec.fmtp", "printable ASCII"),
             ("video", codecWith("fmtp", "a\nb"), "video.codec.fmtp", "printable ASCII"),
+            ("video", codecWith("redPayloadType", 128), "video.codec.redPayloadType", "from 0 to 127"),
+            ("video", codecWith("redPayloadType", "63"), "video.codec.redPayloadType", "from 0 to 127"),
+            ("video", codecWith("redPayloadType", 96), "video.codec.redPayloadType", "must differ from 'payloadType'"),
             ("video", videoWith("extensions", [1]), "video.extensions", "must be an object"),
             ("video", videoWith("extensions", ["rid": 0]), "video.extensions.rid", "from 1 to 255"),
             ("video", videoWith("extensions", ["transportCC": 256]), "video.extensions.transportCC", "from 1 to 255"),

@@ -11,6 +11,10 @@ public struct TrackParameters: Sendable, Equatable {
     public var fmtp: String
     public var payloadType: UInt8
     public var rtxPayloadType: UInt8?
+    /// Audio: the payload type of Opus in RED (RFC 2198) when the endpoint agreed to it. A
+    /// publisher's packets under it carry redundant blocks; a player gets them so, or stripped
+    /// to the primary Opus without it (`RTPSender`).
+    public var redPayloadType: UInt8?
     public var clockRate: UInt32
     public var extensions: NegotiatedExtensions
     /// SSRCs the remote side announced for this track (a=ssrc), primary streams only.

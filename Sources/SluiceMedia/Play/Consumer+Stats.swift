@@ -16,6 +16,7 @@ extension Consumer {
             s.packetsLost = feedback.remoteLost
             s.jitterMs = feedback.remoteJitterMs
             s.keyFrames = track.keyFrames
+            if track.parameters.redPayloadType != nil { s.redPackets = track.redPackets }
             if track.parameters.kind == .video {
                 s.plis = feedback.plisReceived
                 s.firs = feedback.firsReceived

@@ -23,6 +23,8 @@ struct OutgoingTrack {
     var lastRTPTimestamp: UInt32 = 0
     var lastSendMicros: UInt64 = 0
     var keyFrames: UInt64 = 0
+    /// Audio packets sent in RED (the player negotiated it and the publisher sends it).
+    var redPackets: UInt64 = 0
     /// The output timestamp of the newest key frame sent (once `keyFrames > 0`). A packet of
     /// an older frame is not retransmitted: the player decodes on from the key frame without
     /// it. After a switch down under a cap, the old layer's lost packets, asked for again

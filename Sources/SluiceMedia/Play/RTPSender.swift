@@ -80,12 +80,24 @@ final class RTPSender {
         let packet = item.packet
         guard let (buffer, raw) = takeBuffer() else { return false }
         var writer = ByteWriter(raw)
-        let payloadOffset = writeHeader(&writer, track: track, marker: packet.marker, sequence: rewrite.sequence,
-                                        timestamp: rewrite.timestamp, audioLevel: item.audioLevel, now: item.now)
-        writer.write(bytes: UnsafeRawBufferPointer(packet.payload))
+        let payload = UnsafeRawBufferPointer(packet.payload)
+        // Video, and plain Opus, as they came; Opus in RED as RED or its primary (REDForwarding).
+        let out = REDForwarding(red: item.red, payloadCount: payload.count, opusPayloadType: track.parameters.payloadType,
+                                redPayloadType: track.parameters.redPayloadType)
+        let payloadOffset = writeHeader(&writer, track: track, payloadType: out.payloadType, marker: packet.marker,
+                                        sequence: rewrite.sequence, timestamp: rewrite.timestamp,
+                                        audioLevel: item.audioLevel, now: item.now)
+        writer.write(bytes: UnsafeRawBufferPointer(rebasing: payload[out.range]))
         guard !writer.overflowed else {
             giveBack(buffer)
             return false
+        }
+        if out.sendsRED {
+            track.redPackets &+= 1
+            if out.blocksToRewrite > 0 {
+                REDPayload.setBlockPayloadTypes(track.parameters.payloadType, blocks: out.blocksToRewrite,
+                                                in: UnsafeMutableRawBufferPointer(rebasing: raw[payloadOffset..<writer.offset]))
+            }
         }
         var descriptor: (pictureID: Int32, tl0PicIdx: Int16) = (-1, -1)
         if let vp8 = rewrite.vp8 {
@@ -115,9 +127,9 @@ final class RTPSender {
     /// This player's RTP header for `track`: its SSRC, payload type and the header extensions
     /// it negotiated. Returns where the payload goes.
     @inline(__always)
-    private func writeHeader(_ writer: inout ByteWriter, track: borrowing OutgoingTrack, marker: Bool, sequence: UInt16,
-                             timestamp: UInt32, audioLevel: UInt8?, now: UInt64) -> Int {
-        let header = RTPHeader(marker: marker, payloadType: track.parameters.payloadType, sequenceNumber: sequence,
+    private func writeHeader(_ writer: inout ByteWriter, track: borrowing OutgoingTrack, payloadType: UInt8, marker: Bool,
+                             sequence: UInt16, timestamp: UInt32, audioLevel: UInt8?, now: UInt64) -> Int {
+        let header = RTPHeader(marker: marker, payloadType: payloadType, sequenceNumber: sequence,
                                timestamp: timestamp, ssrc: track.parameters.localSSRC)
         guard track.oneByteExtensions else {
             var extensions = RTPHeaderExtensionList()
@@ -183,7 +195,8 @@ final class RTPSender {
                 break
             }
             var writer = ByteWriter(raw)
-            _ = writeHeader(&writer, track: video, marker: false, sequence: sequence, timestamp: timestamp,
+            _ = writeHeader(&writer, track: video, payloadType: video.parameters.payloadType, marker: false,
+                            sequence: sequence, timestamp: timestamp,
                             audioLevel: nil, now: now)
             guard RTPPadding.fill(&writer, packet: raw) else {
                 giveBack(buffer)
@@ -213,7 +226,8 @@ final class RTPSender {
             payloadOffset = state.video!.rtx!.writeHeader(into: &writer, marker: source.marker, timestamp: entry.outTimestamp,
                                                          originalSequence: outSequence, extensions: extensions) ?? 0
         } else {
-            payloadOffset = writeHeader(&writer, track: video, marker: source.marker, sequence: outSequence,
+            payloadOffset = writeHeader(&writer, track: video, payloadType: video.parameters.payloadType,
+                                        marker: source.marker, sequence: outSequence,
                                         timestamp: entry.outTimestamp, audioLevel: nil, now: now)
         }
         writer.write(bytes: UnsafeRawBufferPointer(source.payload))

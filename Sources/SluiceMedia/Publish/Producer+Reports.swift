@@ -154,6 +154,7 @@ extension Producer {
             s.jitterMs = audio.stats.jitterMillis(clockRate: audio.parameters.clockRate)
             s.codec = audio.parameters.codecName
             if audio.parameters.extensions.audioLevel != nil { s.level = (audio.level.reading(now: now) * 10).rounded() / 10 }
+            if audio.parameters.redPayloadType != nil { s.redPackets = audio.redPackets }
             audioStats = s
         }
         var videoStats: KindStats?

@@ -74,6 +74,9 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         var stats = ReceiveStreamStats()
         var bitrate = BitrateMeter()
         var level = AudioLevelMeter()
+        /// Packets under the RED payload type, and those that did not parse (dropped).
+        var redPackets: UInt64 = 0
+        var malformedRED: UInt64 = 0
     }
 
     init(parameters: EndpointParameters, transport: WebRTCTransport, statsBoard: StatsBoard?) {
@@ -207,11 +210,23 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         state.audio!.stats.record(sequence: packet.sequenceNumber, timestamp: packet.timestamp, size: packet.buffer.count,
                             clockRate: clockRate, now: now, keyFrame: false)
         guard packet.payloadLength > 0 else { return }
+        // RED is parsed once here for every sink; a RED packet that does not parse goes no
+        // further (a player stripping it would have no primary to send).
+        var red: REDPayload?
+        if packet.payloadType == state.audio!.parameters.redPayloadType {
+            red = REDPayload(parsing: UnsafeRawBufferPointer(packet.payload), redPayloadType: packet.payloadType)
+            guard red != nil else {
+                state.audio!.malformedRED &+= 1
+                return
+            }
+            state.audio!.redPackets &+= 1
+        }
         state.lastMediaMicros = now
         guard let router else { return }
-        let requests = router.forward(ForwardedPacket(packet: packet, kind: .audio, layer: 0, isKeyFrame: false,
-                                                      temporalLayer: nil, vp8: nil, clockRate: clockRate,
-                                                      audioLevel: audioLevel, now: now))
+        var item = ForwardedPacket(packet: packet, kind: .audio, layer: 0, isKeyFrame: false, temporalLayer: nil, vp8: nil,
+                                   clockRate: clockRate, audioLevel: audioLevel, now: now)
+        item.red = red
+        let requests = router.forward(item)
         if !requests.isEmpty { requestKeyFrames(requests) }
     }
 

@@ -30,8 +30,15 @@ final class RecordingTap: StreamSink, WorkerTickable {
     override func forward(_ item: borrowing ForwardedPacket) {
         guard item.kind == .audio || item.layer == layer else { return }
         let packet = item.packet
-        let payload = UnsafeRawBufferPointer(packet.payload)
-        _ = ring.push(kind: item.kind, payloadType: packet.payloadType, sequence: packet.sequenceNumber,
+        var payload = UnsafeRawBufferPointer(packet.payload)
+        var payloadType = packet.payloadType
+        // The file holds Opus: a RED packet's primary block only. Its redundant blocks repeat
+        // packets the ring had (or lost); each frame is written once.
+        if let red = item.red {
+            payload = UnsafeRawBufferPointer(rebasing: payload[red.primary.range])
+            payloadType = red.primary.payloadType
+        }
+        _ = ring.push(kind: item.kind, payloadType: payloadType, sequence: packet.sequenceNumber,
                       timestamp: packet.timestamp, marker: packet.marker, payload: payload, now: item.now)
     }
 

@@ -22,6 +22,8 @@ struct RelayEntry {
     /// The payload starts with a VP8 descriptor; the receiver parses it again (a few
     /// instructions once per worker, rather than carrying the parsed value).
     static let vp8: UInt8 = 16
+    /// Audio in RED, parsed again by the receiver like the VP8 descriptor.
+    static let red: UInt8 = 32
 
     var kind: MediaKind { flags & Self.video != 0 ? .video : .audio }
 }

@@ -63,11 +63,15 @@ final class RelayIngress: StreamSource, WorkerTickable {
                                               home: homePackets)
         }
         let vp8 = entry.flags & RelayEntry.vp8 != 0 ? VP8PayloadDescriptor(parsing: UnsafeRawBufferPointer(packet.payload)) : nil
-        let requests = router.forward(ForwardedPacket(
+        var item = ForwardedPacket(
             packet: packet, kind: entry.kind, layer: layer, isKeyFrame: entry.flags & RelayEntry.keyFrame != 0,
             temporalLayer: entry.flags & RelayEntry.hasTemporalLayer != 0 ? entry.temporalLayer : nil, vp8: vp8,
             clockRate: entry.clockRate, audioLevel: entry.flags & RelayEntry.hasAudioLevel != 0 ? entry.audioLevel : nil,
-            now: now))
+            now: now)
+        if entry.flags & RelayEntry.red != 0 {
+            item.red = REDPayload(parsing: UnsafeRawBufferPointer(packet.payload), redPayloadType: packet.payloadType)
+        }
+        let requests = router.forward(item)
         if !requests.isEmpty { requestKeyFrames(requests) }
         if !kept { homePackets.releaseRemote(entry.buffer) }
     }

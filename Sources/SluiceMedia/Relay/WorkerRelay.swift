@@ -123,6 +123,7 @@ final class WorkerRelay: WorkerInlet {
             entry.audioLevel = level
         }
         if packet.vp8 != nil { flags |= RelayEntry.vp8 }
+        if packet.red != nil { flags |= RelayEntry.red }
         entry.flags = flags
         for target in targets {
             guard let queue = state.outgoing[target.worker] else { continue }

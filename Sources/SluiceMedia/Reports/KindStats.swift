@@ -13,6 +13,9 @@ public struct KindStats: Sendable {
     public var codec: String?
     /// Publish audio with the audio level extension: the smoothed level in dBov (AudioLevelMeter).
     public var level: Double?
+    /// Audio with Opus RED negotiated: packets in RED received (publish) or sent (play); nil
+    /// without RED. A player's audio packets beyond these went stripped to the primary or plain.
+    public var redPackets: UInt64?
     // video only
     public var fps: Double = 0
     public var width: Int = 0

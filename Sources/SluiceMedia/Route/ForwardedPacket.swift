@@ -22,4 +22,7 @@ struct ForwardedPacket: ~Copyable {
     /// retransmission buffer), which other workers are handed by reference; -1 when it is not
     /// stored (audio, or a relayed packet).
     var stored: Int32 = -1
+    /// Audio in RED (RFC 2198): its blocks as parsed once where the packet arrived. A sink
+    /// without RED takes the primary alone (`REDPayload.primary`); nil for plain Opus.
+    var red: REDPayload? = nil
 }

@@ -100,7 +100,8 @@ enum AdminOpenAPI {
               "fps": {"type": "number"}, "width": {"type": "integer"}, "height": {"type": "integer"},
               "layer": {"type": "integer"}, "keyFrames": {"type": "integer"}, "cacheStarts": {"type": "integer"},
               "codec": {"type": "string"},
-              "level": {"type": "number", "description": "publish audio with the audio level extension: dBov, -127 to 0"}
+              "level": {"type": "number", "description": "publish audio with the audio level extension: dBov, -127 to 0"},
+              "redPackets": {"type": "integer", "description": "audio with Opus RED negotiated: packets in RED received (publish) or sent (play)"}
             }
           },
           "Handle": {

@@ -155,7 +155,8 @@ final class ClusterRemoteStreams: RemoteStreams, @unchecked Sendable {
     static func streamCodecs(_ codecs: RecordCodecs) -> StreamCodecs {
         func codec(_ codec: RecordCodecs.Codec) -> StreamCodec {
             StreamCodec(name: codec.name, payloadType: UInt8(clamping: codec.payloadType),
-                        clockRate: UInt32(clamping: codec.clockRate), fmtp: codec.fmtp)
+                        clockRate: UInt32(clamping: codec.clockRate), fmtp: codec.fmtp,
+                        redPayloadType: codec.redPayloadType.map { UInt8(clamping: $0) })
         }
         return StreamCodecs(audio: codecs.audio.map(codec), video: codecs.video.map(codec), layers: codecs.layers)
     }
@@ -163,7 +164,7 @@ final class ClusterRemoteStreams: RemoteStreams, @unchecked Sendable {
     static func recordCodecs(_ codecs: StreamCodecs) -> RecordCodecs {
         func codec(_ codec: StreamCodec) -> RecordCodecs.Codec {
             RecordCodecs.Codec(name: codec.name, payloadType: Int(codec.payloadType), clockRate: Int(codec.clockRate),
-                               fmtp: codec.fmtp)
+                               fmtp: codec.fmtp, redPayloadType: codec.redPayloadType.map { Int($0) })
         }
         return RecordCodecs(audio: codecs.audio.map(codec), video: codecs.video.map(codec), layers: max(1, codecs.layers))
     }

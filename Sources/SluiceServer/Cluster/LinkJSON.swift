@@ -92,8 +92,10 @@ public enum LinkJSON {
     // MARK: Parts
 
     static func codec(_ codec: StreamCodec) -> JSONValue {
-        ["name": .string(codec.name), "payloadType": JSONValue(Int(codec.payloadType)),
-         "clockRate": JSONValue(Int(codec.clockRate)), "fmtp": .string(codec.fmtp)]
+        var object: JSONObject = ["name": .string(codec.name), "payloadType": JSONValue(Int(codec.payloadType)),
+                                  "clockRate": JSONValue(Int(codec.clockRate)), "fmtp": .string(codec.fmtp)]
+        if let red = codec.redPayloadType { object["redPayloadType"] = JSONValue(Int(red)) }
+        return .object(object)
     }
 
     static func codec(_ object: JSONObject, path: String) throws(DecodingError) -> StreamCodec {
@@ -112,7 +114,16 @@ public enum LinkJSON {
             }
             fmtp = text
         }
-        return StreamCodec(name: name, payloadType: UInt8(payloadType), clockRate: UInt32(clockRate), fmtp: fmtp)
+        var red: UInt8?
+        if object["redPayloadType"] != nil {
+            let number = try integer(object, "redPayloadType", path: "\(path).redPayloadType", range: 0...127)
+            guard number != payloadType else {
+                throw DecodingError(field: "\(path).redPayloadType", problem: "must differ from 'payloadType'")
+            }
+            red = UInt8(number)
+        }
+        return StreamCodec(name: name, payloadType: UInt8(payloadType), clockRate: UInt32(clockRate), fmtp: fmtp,
+                           redPayloadType: red)
     }
 
     static func track(_ track: LinkTrack) -> JSONValue {

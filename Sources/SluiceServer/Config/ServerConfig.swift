@@ -35,6 +35,8 @@ public struct ServerConfig: Sendable {
         public var instantJoin = true
         /// `dynacast`: its simulcast publishers are told which layers have a taker (on).
         public var dynacast = true
+        /// `red`: Opus RED (RFC 2198) is negotiated with publishers and players that offer it (on).
+        public var red = true
         /// `recording`: which publishes are recorded (`request`, `always`, `off`).
         public var recording = AppRecording.request
         /// `dataChannels`: their rules (`ServerConfig+DataChannels.swift`); nil: refused.
@@ -184,7 +186,7 @@ public struct ServerConfig: Sendable {
             for (i, item) in array.enumerated() {
                 let app = try ConfigReader(item, path: "apps[\(i)]", known: ["key", "hooks", "limits", "secrets", "requireToken", "startBitrate",
                                                                                 "recording", "dataChannels", "precall", "trustClientUser",
-                                                                                "calls", "instantJoin", "dynacast"])
+                                                                                "calls", "instantJoin", "dynacast", "red"])
                 guard let key = app.object["key"]?.stringValue, !key.isEmpty else {
                     throw ConfigError(key: "apps[\(i)].key", problem: "is required and must be a non-empty string")
                 }
@@ -224,6 +226,7 @@ public struct ServerConfig: Sendable {
                 try readAppCalls(app, into: &entry)
                 entry.instantJoin = try app.bool("instantJoin", default: true)
                 entry.dynacast = try app.bool("dynacast", default: true)
+                entry.red = try app.bool("red", default: true)
                 let recording = try app.string("recording", default: AppRecording.request.rawValue,
                                                allowed: Set(AppRecording.allCases.map(\.rawValue)))
                 entry.recording = AppRecording(rawValue: recording) ?? .request

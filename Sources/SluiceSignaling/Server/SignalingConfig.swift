@@ -33,6 +33,8 @@ public struct SignalingConfig: Sendable {
         public var instantJoin = true
         /// Its simulcast publishers are told which layers have a taker (`apps[].dynacast`).
         public var dynacast = true
+        /// Opus RED is negotiated with its publishers and players that offer it (`apps[].red`).
+        public var red = true
 
         public init(key: String, hooks: HookSettings? = nil, limits: PublishLimits = PublishLimits(),
                     secrets: [String] = [], requireToken: Bool = false, stopWhenExceeded: Bool = false,

@@ -61,6 +61,7 @@ public enum MediaJSON {
             "firs": JSONValue(stats.firs),
         ]
         if let level = stats.level { object["level"] = JSONValue(level) }
+        if let red = stats.redPackets { object["redPackets"] = JSONValue(red) }
         if video {
             object["fps"] = JSONValue(stats.fps)
             object["width"] = JSONValue(stats.width)

@@ -44,6 +44,7 @@ extension StreamHandler {
                                                        stopWhenExceeded: stopsWhenExceeded(session)),
                                      startBitrateKbps: startBitrate(of: session).kbps(declared: constraints, limits: limits))
         request.dynacast = table.app(of: session)?.dynacast ?? true
+        request.red = table.app(of: session)?.red ?? true
         // A device that goes silent (a frozen phone, a lost network, its socket not yet closed)
         // fails its call stream within seconds, and that ends the call `connectionLost`.
         if isCallStream && config.calls.mediaTimeoutSeconds > 0 {
@@ -102,6 +103,7 @@ extension StreamHandler {
         var request = PlayRequest(session: sessionID, stream: stream, offer: sdp, constraints: constraints, wait: wait)
         request.dataChannels = dataChannels(of: session)
         request.instantJoin = table.app(of: session)?.instantJoin ?? true
+        request.red = table.app(of: session)?.red ?? true
         let start = { (session: RPCSession) throws(RPCError) -> JSONValue in
             let answer: MediaAnswer
             do throws(MediaError) {
