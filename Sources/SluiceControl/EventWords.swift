@@ -25,7 +25,7 @@ package enum EventWords {
     /// `playing`, `failed`), which becomes a `streamStatus` instead.
     package static func words(_ event: WorkerEvent) -> Words? {
         switch event {
-        case .publishing, .playing, .failed, .linkMuted, .precallProgress, .precallDone:
+        case .publishing, .playing, .failed, .linkMuted, .precallProgress, .precallDone, .audioLevel:
             return nil
         case .layerChanged(_, let layer, let width, let height, let reason):
             return Words(type: "layerChanged", by: nil, data: [

@@ -53,7 +53,10 @@ public final class MediaEngine: MediaControl, @unchecked Sendable {
         precalls = Precalls(pool: pool, negotiator: negotiator, outbox: outbox,
                             consentTimeoutMicros: config.consentTimeoutMicros)
         workerEvents = Inbox(wake: { [weak outbox] in outbox?.wake() })
-        registry.publisherMuteChanged = { [unowned origin] stream in origin.muteChanged(stream) }
+        registry.publisherMuteChanged = { [unowned origin, unowned registry, unowned outbox] stream in
+            origin.muteChanged(stream)
+            outbox.post(.audioLevel(stream: stream, level: nil, muted: registry.audioMuted(stream)))
+        }
         pool.start(report: { [weak self] event in self?.post(event) })
         recordings.run()
     }
@@ -139,6 +142,10 @@ public final class MediaEngine: MediaControl, @unchecked Sendable {
              .connectionQuality(let handle, _, _), .limitExceeded(let handle, _, _, _), .layersWanted(let handle, _, _):
             guard let words = EventWords.words(event) else { return }
             registry.emitEvent(handle, words)
+        case .audioLevel(let handle, let stream, let level):
+            // A level from a publisher already gone (the event was queued) is dropped.
+            guard registry.contains(handle) else { return }
+            outbox.post(.audioLevel(stream: stream, level: level, muted: registry.audioMuted(stream)))
         case .linkMuted(let handle, let flags):
             edge.muted(handle, flags: flags)
         case .resize(let name, _, _):

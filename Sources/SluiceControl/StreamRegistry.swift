@@ -18,6 +18,9 @@ final class StreamRegistry {
     /// relay links tell their edges (`OriginLinks.muteChanged`).
     var publisherMuteChanged: (String) -> Void = { _ in }
 
+    /// The stream's audio is muted for every player (by its publisher or the server).
+    func audioMuted(_ stream: String) -> Bool { streams[stream]?.audioMute.muted ?? false }
+
     init(pool: WorkerPool, outbox: Outbox, maxStreams: Int, maxPlayersPerStream: Int) {
         self.pool = pool
         self.outbox = outbox

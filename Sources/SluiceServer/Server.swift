@@ -19,6 +19,8 @@ public final class Server {
     public let cluster: ClusterMember?
     /// Signaling's view of `cluster`: publish claims and the load figures.
     let clusterNames: ClusterStreamNames?
+    /// The audio levels of every node's streams, for speaker followers anywhere.
+    var levelExchange: LevelExchange?
     /// Gives the allocator's free pages back (MemoryTrim.swift).
     let memoryTrim = MemoryTrim()
     /// The call log (`calls.database`): an SQLite file or PostgreSQL; nil when it is off.
@@ -78,6 +80,13 @@ public final class Server {
         let media = self.media
         clusterNames = cluster.map { ClusterStreamNames(member: $0, workers: config.workerCount, media: media) }
         signaling.sessions.nameRegistry = clusterNames
+        if let cluster {
+            let clusterLog = Log(level: level, subsystem: "cluster")
+            let levels = LevelExchange(member: cluster, log: ClusterLog(info: { clusterLog.info($0) },
+                                                                          warn: { clusterLog.warn($0) }))
+            Server.connectSpeakers(levels, to: signaling)
+            levelExchange = levels
+        }
         if let cluster, let secret = config.cluster?.secret {
             media.remoteStreams = ClusterRemoteStreams(member: cluster, secret: secret)
             // Calls across nodes ride the same authenticated channel as relay links.
@@ -170,6 +179,7 @@ public final class Server {
                      + "so plays of streams published on other nodes get 1004")
         }
         cluster?.start()
+        levelExchange?.start()
         clusterNames?.start(waking: signaling)
         log.info("memory: \(memoryTrim.start())")
     }
@@ -199,6 +209,7 @@ public final class Server {
         memoryTrim.stop()
         // First leave the cluster, so other nodes stop sending plays here.
         clusterNames?.stop()
+        levelExchange?.stop()
         cluster?.stop()
         signaling.shutdown()
         // After signaling: the calls it ended at shutdown (`unknown`) are in the batch stored now.

@@ -1,7 +1,7 @@
 import Testing
 @testable import SluiceMedia
 
-/// The smoothed audio level: a window's mean, a rise at once, a fall of at most 6 dB a window,
+/// The smoothed audio level: a window's mean, a rise at once, a fall of at most 3 dB a window,
 /// a packet without the extension counted as silence.
 struct AudioLevelMeterTests {
     private let packet: UInt64 = 20_000  // one Opus packet every 20 ms
@@ -26,18 +26,18 @@ struct AudioLevelMeterTests {
 
     @Test func aWindowIsTheMeanOfItsPackets() {
         var meter = AudioLevelMeter()
-        let now = feed(&meter, [20, 20, 20, 20, 20, 40, 40, 40, 40, 40], from: 1_000_000)
+        let now = feed(&meter, [20, 20, 20, 40, 40], from: 1_000_000)
         _ = feed(&meter, [40], from: now)
-        #expect(meter.dBov == -30)
+        #expect(meter.dBov == -28)
     }
 
-    /// After speech, silence falls 6 dB a window, not at once; speech again rises at once.
+    /// After speech, silence falls 3 dB a window, not at once; speech again rises at once.
     @Test func silenceFallsSlowlySpeechRisesAtOnce() {
         var meter = AudioLevelMeter()
         var now = feed(&meter, Array(repeating: 20, count: 10), from: 1_000_000)
         now = feed(&meter, Array(repeating: 127, count: 10), from: now)
         now = feed(&meter, Array(repeating: 127, count: 10), from: now)
-        #expect(meter.dBov == -26)
+        #expect(meter.dBov == -29)  // three silent windows closed
         now = feed(&meter, Array(repeating: 25, count: 10), from: now)
         _ = feed(&meter, [25], from: now)
         #expect(meter.dBov == -25)
@@ -56,7 +56,7 @@ struct AudioLevelMeterTests {
         var meter = AudioLevelMeter()
         let now = feed(&meter, Array(repeating: 10, count: 10), from: 1_000_000)
         _ = feed(&meter, [10], from: now)
-        #expect(meter.reading(now: now + 1_000_000) == -10 - 6 * 4)
+        #expect(meter.reading(now: now + 1_000_000) == -10 - 3 * 9)
         #expect(meter.reading(now: now + 60_000_000) == -127)
     }
 }

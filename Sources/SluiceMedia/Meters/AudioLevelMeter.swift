@@ -2,14 +2,18 @@
 /// the loudest, 127 silence), for stats and the speaker detection built on it
 /// (docs/protocol.md section 3).
 ///
-/// The levels are averaged over windows of `windowMicros` (ten 20 ms Opus packets), as
+/// The levels are averaged over windows of `windowMicros` (five 20 ms Opus packets), as
 /// mediasoup's AudioLevelObserver averages dBov over its interval; a packet without the
 /// extension counts as silence. The reading falls by at most `decayPerWindow` dB a window, so
 /// the gap between two words does not read as silence, and rises at once. Per packet: two
 /// integer additions and a clock test.
 struct AudioLevelMeter {
-    static let windowMicros: UInt64 = 200_000
-    static let decayPerWindow: Double = 6
+    /// 100 ms: short, so the active speaker sees speech start within about a window (the
+    /// hand-over's latency is the detector's hold plus this), long enough to average a few packets.
+    static let windowMicros: UInt64 = 100_000
+    /// 30 dB a second: a pause between words (200 ms) costs 6 dB, speech at -20 dBov reads
+    /// as silence (-50) a second after it stopped.
+    static let decayPerWindow: Double = 3
 
     private var sum = 0
     private var count = 0

@@ -37,6 +37,7 @@ extension Producer {
            let twcc = state.feedback.feedback(now: now, senderSSRC: reporterSSRC, mediaSSRC: mediaSSRC) {
             sendRTCP { writer in twcc.write(into: &writer) }
         }
+        reportAudioLevel(now: now)
         let due = now >= nextReport
         updateLayerPauses(now: now, due: due)
         guard due else { return }
@@ -218,5 +219,30 @@ extension Producer {
               top.width > 0, top.width != topSize.width || top.height != topSize.height else { return }
         topSize = (top.width, top.height)
         report(.resize(stream: parameters.stream, width: top.width, height: top.height))
+    }
+}
+
+extension Producer {
+    /// How often a publisher's audio level is looked at for the active speaker: half a level
+    /// window, so a window's reading reaches the control plane within 50 ms of closing.
+    static let levelReportMicros: UInt64 = 50_000
+    /// A stream this loud (dBov) is reported every window even when steady: the speaker
+    /// followers' hold time runs on the control thread's clock, which these reports wake.
+    static let levelNearSpeech: Double = -60
+
+    /// Reports the audio level when it moved by 0.5 dB or more, every 100 ms while near
+    /// speech, and at least once a second (a silent stream's stays fresh). Only a publisher's
+    /// own: an edge's relay-link source is the origin's stream, whose node reports it.
+    func reportAudioLevel(now: UInt64) {
+        guard linkWatch == nil, let audio = state.audio, audio.parameters.extensions.audioLevel != nil,
+              now >= audio.nextLevelReport else { return }
+        state.audio!.nextLevelReport = now + Self.levelReportMicros
+        let level = (audio.level.reading(now: now) * 10).rounded() / 10
+        let since = now &- audio.levelReported
+        let moved = !(abs(level - audio.reportedLevel) < 0.5)
+        guard moved || since >= 1_000_000 || (level >= Self.levelNearSpeech && since >= 100_000) else { return }
+        state.audio!.reportedLevel = level
+        state.audio!.levelReported = now
+        report(.audioLevel(parameters.handle, stream: parameters.stream, level: level))
     }
 }

@@ -25,8 +25,8 @@ extension HookHandler {
                    custom: session.hooks.custom(for: handle))
         case let .recording(notice):
             notifyRecording(notice)
-        case .precall:
-            // A pre-call test is no stream: no hook hears of it.
+        case .precall, .audioLevel:
+            // A pre-call test is no stream, and levels come too often: no hook hears of them.
             break
         }
     }

@@ -37,6 +37,8 @@ extension SessionManager {
             return try precalls.precall(params, session: session, sessionID: sessionID)
         case "muteStream", "unmuteStream":
             return try moderation.moderateMute(params, muted: method == "muteStream", session: session)
+        case "speakers":
+            return try speakers.speakers(params, session: session, sessionID: sessionID)
         case "ping":
             return [:]
         case "disconnect":
@@ -49,7 +51,7 @@ extension SessionManager {
 
     /// Every method `dispatch` knows: one list, checked before params.
     static let methods: Set<String> = Set(["connect", "publish", "play", "update", "mute", "unmute", "stop", "getStats",
-                                           "muteStream", "unmuteStream", "ping", "disconnect", "precall"])
+                                           "muteStream", "unmuteStream", "ping", "disconnect", "precall", "speakers"])
         .union(CallHandler.methods)
 
     // MARK: Media events
@@ -67,6 +69,7 @@ extension SessionManager {
             streams.releaseName(after: event)
             calls.noteCallMedia(event)
             hookHandler.notifyHooks(of: event)
+            speakers.note(event)
             streams.deliver(event)
         }
         // Outside the engine's drain: these may stop or mute call streams, which queues more.
@@ -80,5 +83,6 @@ extension SessionManager {
     public func callTick() {
         for work in table.serviceInbox.take() { work() }
         calls.tick()
+        speakers.tick()
     }
 }

@@ -25,6 +25,7 @@ public final class SessionManager {
     let precalls: PrecallHandler
     let moderation: ModerationHandler
     let calls: CallHandler
+    let speakers: SpeakerHandler
 
     public var config: SignalingConfig { table.config }
     public var media: MediaControl { table.media }
@@ -68,6 +69,7 @@ public final class SessionManager {
         streams = StreamHandler(table: table, hooks: hookHandler)
         precalls = PrecallHandler(table: table)
         moderation = ModerationHandler(table: table)
+        speakers = SpeakerHandler(table: table)
         calls = CallHandler(table: table, hooks: hookHandler, streams: streams)
         streams.calls = calls
         table.pipeline = self
@@ -91,6 +93,16 @@ public final class SessionManager {
     public func runOnServiceThread(_ work: @escaping () -> Void) {
         table.runOnServiceThread(work)
     }
+
+    /// With a cluster: where this node's streams' audio levels go for the other nodes' speaker
+    /// followers (called on the service thread; hand over, never wait). Set before start.
+    public func publishSpeakerLevels(_ body: @escaping ([SpeakerLevel]) -> Void) {
+        speakers.publishLocal = body
+    }
+
+    /// Where other threads put the other nodes' streams' audio levels (the whole set as last
+    /// read); the service thread takes them at its next wake.
+    public var remoteSpeakerLevels: SpeakerLevelInbox { speakers.remoteInbox }
 
     /// `appKey` and `token` as `connect` gives them; at least one is set.
     public func checkAccess(appKey: String?, token: String?) throws(AccessRefusal) -> SessionAccess {
@@ -189,6 +201,7 @@ public final class SessionManager {
             calls.sessionEnded(id)
             drainMediaEvents()
             hookHandler.sessionEnded(id)
+            speakers.sessionEnded(id)
         }
         hookHandler.dropParked(session)
         session.state = .closing

@@ -101,8 +101,9 @@ final class StreamHandler {
             guard let target = table.connected[sessionID] else { return }
             if ends { target.handles[handle] = nil }
             target.send(RPCMessage.notification("streamEvent", MediaJSON.precallEvent(handle: handle, type: type, data: data)))
-        case .recording:
+        case .recording, .audioLevel:
             // The publisher's own streamEvent came as a .streamEvent; this one is for hooks.
+            // Levels go to the speaker followers (`SpeakerHandler`).
             break
         }
     }

@@ -1,5 +1,5 @@
 /// Who is speaking among a set of audio streams, and who holds the floor (the dominant
-/// speaker), from their smoothed levels (`AudioLevelMeter`, a reading per 200 ms window).
+/// speaker), from their smoothed levels (SluiceMedia's `AudioLevelMeter`, a reading per 100 ms window).
 /// Pure: fed the levels at each window, it answers the speakers in order and a change of the
 /// dominant one.
 ///
@@ -9,7 +9,7 @@
 /// the floor: at once when nobody holds it, else when the holder has held it for `hold` and
 /// is silent now or quieter by `margin`. So a cough or a short "yes" (shorter than `hold`)
 /// never takes the floor, two people talking over each other do not swap it at every word,
-/// and a hand-over takes about `hold` (the old speaker's level falls 6 dB a window meanwhile,
+/// and a hand-over takes about `hold` (the old speaker's level falls 3 dB a window meanwhile,
 /// `AudioLevelMeter`). A muted holder loses the floor at once; in silence the last holder
 /// keeps it.
 struct SpeakerDetector {
@@ -18,7 +18,7 @@ struct SpeakerDetector {
         var threshold: Double = -50
         /// How long a stream must speak without a break to take the floor, and how long a
         /// holder keeps it at least.
-        var holdMicros: UInt64 = 600_000
+        var holdMicros: UInt64 = 500_000
         /// How much louder than a speaking holder a challenger must be.
         var margin: Double = 6
     }

@@ -1,11 +1,11 @@
 import Testing
-@testable import SluiceMedia
+@testable import SluiceSignaling
 
-/// The speaker detector on scripted level sequences, one reading per 200 ms window as
+/// The speaker detector on scripted level sequences, one reading per 100 ms window as
 /// `AudioLevelMeter` gives them: a steady speaker, a hand-over, a cough, silence, a muted
 /// speaker.
 struct SpeakerDetectorTests {
-    private static let window: UInt64 = 200_000
+    private static let window: UInt64 = 100_000
     private static let silent = -127.0
 
     /// Runs `script` (one level map per window, from `start`), and returns each change of
@@ -27,16 +27,16 @@ struct SpeakerDetectorTests {
         Array(repeating: levels, count: count)
     }
 
-    /// What `AudioLevelMeter` reads after a speaker at `level` stops: 6 dB less each window.
+    /// What `AudioLevelMeter` reads after a speaker at `level` stops: 3 dB less each window.
     private func fading(from level: Double, _ count: Int) -> [Double] {
-        (1...count).map { max(Self.silent, level - 6 * Double($0)) }
+        (1...count).map { max(Self.silent, level - 3 * Double($0)) }
     }
 
     @Test func aSteadySpeakerTakesTheFloorAfterTheHoldTime() {
         var detector = SpeakerDetector()
         let changes = run(&detector, windows(10, ["a": -30, "b": Self.silent]))
         #expect(changes.map(\.dominant) == ["a"])
-        #expect(changes.first?.at == 600_000)
+        #expect(changes.first?.at == 500_000)
         #expect(detector.speakers(levels: ["a": -30, "b": Self.silent]) == [.init(name: "a", level: -30)])
     }
 
@@ -49,17 +49,17 @@ struct SpeakerDetectorTests {
         script += fade.map { ["a": $0, "b": -32] }
         let changes = run(&detector, script)
         #expect(changes.map(\.dominant) == ["a", "b"])
-        #expect(changes.last!.at - 10 * Self.window == 600_000)
+        #expect(changes.last!.at - 10 * Self.window == 500_000)
     }
 
-    /// A cough (400 ms, loud) while A speaks, and a short "yes" in silence: the floor stays.
+    /// A cough (400 ms, loud) while A speaks, and a short "yes" (400 ms) in silence: the floor stays.
     @Test func aCoughOrAShortYesDoesNotTakeTheFloor() {
         var detector = SpeakerDetector()
         var script = windows(10, ["a": -30, "c": Self.silent])
-        script += windows(2, ["a": -30, "c": -10])
+        script += windows(4, ["a": -30, "c": -10])
         script += windows(5, ["a": -30, "c": Self.silent])
         script += windows(10, ["a": Self.silent, "c": Self.silent])
-        script += windows(2, ["a": Self.silent, "c": -25])
+        script += windows(4, ["a": Self.silent, "c": -25])
         script += windows(5, ["a": Self.silent, "c": Self.silent])
         let changes = run(&detector, script)
         #expect(changes.map(\.dominant) == ["a"])
