@@ -7,14 +7,17 @@ import SluiceJSONParser
 public struct LevelRecord: Sendable, Equatable {
     public struct Entry: Sendable, Equatable {
         public var stream: String
-        /// dBov, -127 (silence) to 0.
+        /// The smoothed level, dBov, -127 (silence) to 0.
         public var level: Double
+        /// The last 100 ms window's mean (dBov): voice now.
+        public var voice: Double
         /// Muted by its publisher or the server: never speaking.
         public var muted: Bool
 
-        public init(stream: String, level: Double, muted: Bool) {
+        public init(stream: String, level: Double, voice: Double, muted: Bool) {
             self.stream = stream
             self.level = level
+            self.voice = voice
             self.muted = muted
         }
     }
@@ -32,12 +35,12 @@ public struct LevelRecord: Sendable, Equatable {
 
     public var json: JSONValue {
         ["node": .string(node), "levels": .array(entries.map { entry in
-            ["s": .string(entry.stream), "l": JSONValue(entry.level), "m": .bool(entry.muted)]
+            ["s": .string(entry.stream), "l": JSONValue(entry.level), "v": JSONValue(entry.voice), "m": .bool(entry.muted)]
         })]
     }
 
-    /// Nil for anything that is not a whole record (a name of 1 to 128 bytes, a level from
-    /// -127 to 0, a mute flag for each entry).
+    /// Nil for anything that is not a whole record (a name of 1 to 128 bytes, a level and a
+    /// voice from -127 to 0, a mute flag for each entry).
     public init?(json value: JSONValue) {
         guard let node = value["node"]?.stringValue, (1...64).contains(node.utf8.count),
               let items = value["levels"]?.arrayValue, items.count <= Self.maxEntries else { return nil }
@@ -46,8 +49,9 @@ public struct LevelRecord: Sendable, Equatable {
         for item in items {
             guard let stream = item["s"]?.stringValue, (1...128).contains(stream.utf8.count),
                   let level = item["l"]?.doubleValue, level.isFinite, (-127...0).contains(level),
+                  let voice = item["v"]?.doubleValue, voice.isFinite, (-127...0).contains(voice),
                   let muted = item["m"]?.boolValue else { return nil }
-            entries.append(Entry(stream: stream, level: level, muted: muted))
+            entries.append(Entry(stream: stream, level: level, voice: voice, muted: muted))
         }
         self.init(node: node, entries: entries)
     }

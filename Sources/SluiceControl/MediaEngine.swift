@@ -142,10 +142,10 @@ public final class MediaEngine: MediaControl, @unchecked Sendable {
              .connectionQuality(let handle, _, _), .limitExceeded(let handle, _, _, _), .layersWanted(let handle, _, _):
             guard let words = EventWords.words(event) else { return }
             registry.emitEvent(handle, words)
-        case .audioLevel(let handle, let stream, let level):
+        case .audioLevel(let handle, let stream, let level, let voice):
             // A level from a publisher already gone (the event was queued) is dropped.
             guard registry.contains(handle) else { return }
-            outbox.post(.audioLevel(stream: stream, level: level, muted: registry.audioMuted(stream)))
+            outbox.post(.audioLevel(stream: stream, level: (level, voice), muted: registry.audioMuted(stream)))
         case .linkMuted(let handle, let flags):
             edge.muted(handle, flags: flags)
         case .resize(let name, _, _):

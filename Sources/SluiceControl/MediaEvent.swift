@@ -14,10 +14,11 @@ public enum MediaEvent: Sendable {
     /// the publisher is still there (a file is closed after its publisher left); the
     /// publisher's own `streamEvent` of the same type comes as well while its handle lasts.
     case recording(RecordingNotice)
-    /// A stream published here: its smoothed audio level (dBov; nil when only its mute
-    /// changed) and whether its audio is muted (by its publisher or the server), for the
-    /// sessions that follow speakers. Every few hundred ms while it moves, once a second else.
-    case audioLevel(stream: String, level: Double?, muted: Bool)
+    /// A stream published here: its smoothed audio level and its last window's mean (its
+    /// voice), in dBov (nil when only its mute changed), and whether its audio is muted (by
+    /// its publisher or the server), for the sessions that follow speakers. Every 100 ms near
+    /// speech, as it moves, once a second else.
+    case audioLevel(stream: String, level: (smoothed: Double, voice: Double)?, muted: Bool)
 }
 
 /// A recording's event as hooks report it (docs/protocol.md section 4).

@@ -29,8 +29,8 @@ final class LevelExchangeTests: XCTestCase {
         receiver.start()
         defer { receiver.stop() }
 
-        let levels = [LevelRecord.Entry(stream: "room-a", level: -23.5, muted: false),
-                      LevelRecord.Entry(stream: "room-b", level: -127, muted: true)]
+        let levels = [LevelRecord.Entry(stream: "room-a", level: -23.5, voice: -21, muted: false),
+                      LevelRecord.Entry(stream: "room-b", level: -127, voice: -127, muted: true)]
         sender.setLocal(levels)
         XCTAssertTrue(waitUntil(5) { seen.withLock { $0 } == [LevelRecord(node: "node-a", entries: levels)] },
                       "\(seen.withLock { $0 })")
@@ -44,12 +44,14 @@ final class LevelExchangeTests: XCTestCase {
     }
 
     func testRecordsRefuseJunk() {
-        let good = LevelRecord(node: "n", entries: [.init(stream: "s", level: -10, muted: false)])
+        let good = LevelRecord(node: "n", entries: [.init(stream: "s", level: -10, voice: -12, muted: false)])
         XCTAssertEqual(LevelRecord(json: good.json), good)
         for bad: JSONValue in [
-            ["node": "n", "levels": [["s": "s", "l": 5, "m": false]]],  // above 0 dBov
-            ["node": "n", "levels": [["s": "s", "l": -10]]],  // no mute flag
-            ["node": "n", "levels": [["s": "", "l": -10, "m": false]]],  // no name
+            ["node": "n", "levels": [["s": "s", "l": 5, "v": -10, "m": false]]],  // above 0 dBov
+            ["node": "n", "levels": [["s": "s", "l": -10, "v": -200, "m": false]]],  // below -127
+            ["node": "n", "levels": [["s": "s", "l": -10, "m": false]]],  // no voice
+            ["node": "n", "levels": [["s": "s", "l": -10, "v": -10]]],  // no mute flag
+            ["node": "n", "levels": [["s": "", "l": -10, "v": -10, "m": false]]],  // no name
             ["node": "", "levels": []],
             ["levels": []],
         ] {

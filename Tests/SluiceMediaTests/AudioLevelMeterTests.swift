@@ -38,6 +38,7 @@ struct AudioLevelMeterTests {
         now = feed(&meter, Array(repeating: 127, count: 10), from: now)
         now = feed(&meter, Array(repeating: 127, count: 10), from: now)
         #expect(meter.dBov == -29)  // three silent windows closed
+        #expect(meter.voice(now: now) == -127)  // the window's own mean: silence at once
         now = feed(&meter, Array(repeating: 25, count: 10), from: now)
         _ = feed(&meter, [25], from: now)
         #expect(meter.dBov == -25)

@@ -65,6 +65,35 @@ struct SpeakerDetectorTests {
         #expect(changes.map(\.dominant) == ["a"])
     }
 
+    /// What the meter really gives for a cough in silence: its smoothed level falls 3 dB a
+    /// window for a second, but its voice (the window's own mean) stops with it. The voice
+    /// decides: the silent holder keeps the floor.
+    @Test func aCoughsFallingLevelIsNoSpeech() {
+        var detector = SpeakerDetector()
+        var changes: [String?] = []
+        var now: UInt64 = 0
+        func step(_ levels: [String: Double], _ voices: [String: Double]) {
+            if let change = detector.update(levels: levels, voices: voices, muted: [], now: now) { changes.append(change) }
+            now += Self.window
+        }
+        for _ in 0..<10 { step(["a": -30, "c": Self.silent], ["a": -30, "c": Self.silent]) }
+        for _ in 0..<10 { step(["a": Self.silent, "c": Self.silent], ["a": Self.silent, "c": Self.silent]) }
+        for _ in 0..<3 { step(["a": Self.silent, "c": -10], ["a": Self.silent, "c": -10]) }
+        for level in fading(from: -10, 14) { step(["a": Self.silent, "c": level], ["a": Self.silent, "c": Self.silent]) }
+        #expect(changes == ["a"])
+        #expect(detector.speakers(levels: ["c": -40]).isEmpty)
+    }
+
+    /// Pauses between words (200 ms) do not break a stretch of speech: the speaker still takes
+    /// the floor after the hold.
+    @Test func pausesBetweenWordsDoNotBreakSpeech() {
+        var detector = SpeakerDetector()
+        var script: [[String: Double]] = []
+        for _ in 0..<4 { script += windows(2, ["a": -25]) + windows(2, ["a": Self.silent]) }
+        let changes = run(&detector, script)
+        #expect(changes.map(\.dominant) == ["a"])
+    }
+
     /// Two talking over each other, the newcomer hardly louder: no swap at every word. Much
     /// louder for the hold time: it takes the floor.
     @Test func talkingOverNeedsTheMarginToTakeTheFloor() {

@@ -20,6 +20,9 @@ struct AudioLevelMeter {
     private var windowStart: UInt64 = 0
     /// The level in dBov (-127 to 0), as of the last closed window.
     private(set) var dBov: Double = -127
+    /// The last closed window's own mean, without the slow fall: whether there is voice now,
+    /// for the active speaker (a cough's level falls for a second; its voice stops at once).
+    private(set) var windowMean: Double = -127
 
     /// A packet arrived with `level` (nil: it carried none).
     @inline(__always)
@@ -36,11 +39,18 @@ struct AudioLevelMeter {
         return max(-127, dBov - Self.decayPerWindow * Double(idle - 1))
     }
 
+    /// The last window's mean now: silence once no packet came for a window or more.
+    func voice(now: UInt64) -> Double {
+        let idle = windowStart == 0 ? 0 : (now &- windowStart) / Self.windowMicros
+        return idle > 1 ? -127 : windowMean
+    }
+
     private mutating func close(now: UInt64) {
         if count > 0 {
             // The window just closed, and any that passed with no packet since, each let it fall.
             let windows = Double(max(1, (now &- windowStart) / Self.windowMicros))
-            dBov = max(-Double(sum) / Double(count), max(-127, dBov - Self.decayPerWindow * windows))
+            windowMean = -Double(sum) / Double(count)
+            dBov = max(windowMean, max(-127, dBov - Self.decayPerWindow * windows))
         }
         sum = 0
         count = 0

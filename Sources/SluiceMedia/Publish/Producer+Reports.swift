@@ -238,11 +238,13 @@ extension Producer {
               now >= audio.nextLevelReport else { return }
         state.audio!.nextLevelReport = now + Self.levelReportMicros
         let level = (audio.level.reading(now: now) * 10).rounded() / 10
+        let voice = (audio.level.voice(now: now) * 10).rounded() / 10
         let since = now &- audio.levelReported
-        let moved = !(abs(level - audio.reportedLevel) < 0.5)
+        let moved = !(abs(level - audio.reportedLevel) < 0.5) || !(abs(voice - audio.reportedVoice) < 0.5)
         guard moved || since >= 1_000_000 || (level >= Self.levelNearSpeech && since >= 100_000) else { return }
         state.audio!.reportedLevel = level
+        state.audio!.reportedVoice = voice
         state.audio!.levelReported = now
-        report(.audioLevel(parameters.handle, stream: parameters.stream, level: level))
+        report(.audioLevel(parameters.handle, stream: parameters.stream, level: level, voice: voice))
     }
 }

@@ -76,6 +76,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         var level = AudioLevelMeter()
         /// The level as last reported (`WorkerEvent.audioLevel`), and when the next report is due.
         var reportedLevel: Double = .nan
+        var reportedVoice: Double = .nan
         var nextLevelReport: UInt64 = 0
         var levelReported: UInt64 = 0
         /// Packets under the RED payload type, and those that did not parse (dropped).

@@ -29,9 +29,10 @@ package enum WorkerEvent: Sendable, Equatable {
     /// WorkerEvent's outlined copy, on every event).
     indirect case precallProgress(StreamHandle, PrecallFigures)
     indirect case precallDone(StreamHandle, PrecallFigures)
-    /// A publisher's smoothed audio level (dBov, `AudioLevelMeter`), for the active speaker:
-    /// every `Producer.levelReportMicros` while it moves, at least once a second.
-    case audioLevel(StreamHandle, stream: String, level: Double)
+    /// A publisher's smoothed audio level and its last window's mean (its voice), in dBov
+    /// (`AudioLevelMeter`), for the active speaker: while they move, every 100 ms near speech,
+    /// at least once a second.
+    case audioLevel(StreamHandle, stream: String, level: Double, voice: Double)
     /// Edge: the origin's mute state of a relayed stream changed (`RTCPLinkState.Mute` bits).
     case linkMuted(StreamHandle, flags: UInt8)
 }

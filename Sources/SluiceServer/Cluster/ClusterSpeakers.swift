@@ -7,13 +7,13 @@ extension Server {
     /// to signaling's followers after each read.
     static func connectSpeakers(_ exchange: LevelExchange, to signaling: SignalingServer) {
         signaling.sessions.publishSpeakerLevels { levels in
-            exchange.setLocal(levels.map { LevelRecord.Entry(stream: $0.stream, level: $0.level, muted: $0.muted) })
+            exchange.setLocal(levels.map { LevelRecord.Entry(stream: $0.stream, level: $0.level, voice: $0.voice, muted: $0.muted) })
         }
         let inbox = signaling.sessions.remoteSpeakerLevels
         let wake = signaling.wakeFromAnyThread
         exchange.onRemote { records in
             inbox.put(records.flatMap { record in
-                record.entries.map { SpeakerLevel(stream: $0.stream, level: $0.level, muted: $0.muted) }
+                record.entries.map { SpeakerLevel(stream: $0.stream, level: $0.level, voice: $0.voice, muted: $0.muted) }
             })
             wake()
         }

@@ -69,8 +69,11 @@ final class SpeakerHandler {
     func note(_ event: MediaEvent) {
         switch event {
         case let .audioLevel(stream, level, muted):
-            var entry = local[stream] ?? SpeakerLevel(stream: stream, level: -127, muted: false)
-            if let level { entry.level = level }
+            var entry = local[stream] ?? SpeakerLevel(stream: stream, level: -127, voice: -127, muted: false)
+            if let level {
+                entry.level = level.smoothed
+                entry.voice = level.voice
+            }
             entry.muted = muted
             local[stream] = entry
             localChanged = true
@@ -113,14 +116,16 @@ final class SpeakerHandler {
 
     private func evaluate(_ follower: inout SpeakerFollower, session: RPCSession, now: UInt64) {
         var levels: [String: Double] = [:]
+        var voices: [String: Double] = [:]
         var muted = Set<String>()
         for source in [local, remote] {
             for (name, entry) in source where follower.follows(name) && session.grants.allowsPlay(name) {
                 levels[name] = entry.level
+                voices[name] = entry.voice
                 if entry.muted { muted.insert(name) }
             }
         }
-        if let change = follower.detector.update(levels: levels, muted: muted, now: now) {
+        if let change = follower.detector.update(levels: levels, voices: voices, muted: muted, now: now) {
             session.send(RPCMessage.notification("dominantSpeaker", ["name": change.map { .string($0) } ?? .null]))
         }
         let active = follower.detector.speakers(levels: levels)

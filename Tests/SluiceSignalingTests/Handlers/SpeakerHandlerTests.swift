@@ -22,10 +22,10 @@ import Testing
                      remote: [String: Double] = [:]) {
         for _ in 0..<Int(seconds * 10) {
             for (stream, level) in levels {
-                handler.note(.audioLevel(stream: stream, level: level, muted: muted.contains(stream)))
+                handler.note(.audioLevel(stream: stream, level: (level, level), muted: muted.contains(stream)))
             }
             if !remote.isEmpty {
-                handler.remoteInbox.put(remote.map { SpeakerLevel(stream: $0.key, level: $0.value, muted: false) })
+                handler.remoteInbox.put(remote.map { SpeakerLevel(stream: $0.key, level: $0.value, voice: $0.value, muted: false) })
             }
             fixture.clock.advance(seconds: 0.1)
             handler.tick()
