@@ -156,6 +156,13 @@ async def _drive_demo(server, artifacts, figures):
         assert [m["result"] for m in mutes] == [{}] and [m["result"] for m in unmutes] == [{}], (mutes, unmutes)
         await _wait_more_frames(page, 30, 20, "after unmute")
 
+        # The speaking pills: the page follows its own names, and Chromium's beeping fake
+        # microphone shows as speaking on both panels (the publish and the play of one name).
+        speaking = await _poll(page, "window.demo.speaking && window.demo.speaking.publisher"
+                                     " && window.demo.speaking.player ? window.demo.speaking : null",
+                               15, "the speaking pills")
+        assert -50 <= speaking["publisher"]["level"] <= 0, speaking
+
         # The stats panel shows the server's figures and the browser's.
         await _poll(page, "window.demo.stats.play && window.demo.stats.play.server.video", 5, "server play stats")
         stats = await page.evaluate("window.demo.stats")

@@ -1,7 +1,8 @@
 """The active speaker (`speakers`, `activeSpeakers`, `dominantSpeaker`): three aiortc
 publishers in one prefix with scripted audio (a tone switched on and off). A follower hears
 the floor move to each new speaker, in order, and never to a 300 ms burst; a muted speaker
-drops out; it works with the follower on another node than the publishers. The hand-over
+drops out; a browser following through the JS SDK sees the same floors; it works with the
+follower on another node than the publishers. The hand-over
 latency (from the switch to the follower's notification) is measured over 20 hand-overs;
 its p50 and p95 are the note's figures."""
 
@@ -10,11 +11,23 @@ import statistics
 import time
 
 from conftest_cluster import make_cluster, poll_until  # noqa: F401 (the fixture)
+from sdk_pages import sdk_pages
 from sessions import open_session
 from speaker_peers import Speaker
 
 PREFIX = "spk-"
 HAND_OVERS = 20
+
+# A browser follower through the JS SDK: every dominantSpeaker it saw, in order.
+SDK_FOLLOW = """async ([url, prefix]) => {
+  const session = await Sluice.connect(url, {appKey: 'defaultApp'});
+  window.floors = [];
+  window.speakersSeen = new Set();
+  session.on('dominantSpeaker', (name) => window.floors.push(name));
+  session.on('activeSpeakers', (list) => list.forEach((s) => window.speakersSeen.add(s.name)));
+  await session.followSpeakers({prefix});
+  window.follower = session;
+}"""
 
 
 async def _dominant(follower, name, after: float, timeout: float = 5.0):
@@ -49,7 +62,7 @@ async def _hand_overs(speakers, follower, count):
     return latencies, current
 
 
-async def _scenario(publish_url, follow_url, figures, label, count):
+async def _scenario(publish_url, follow_url, figures, label, count, page=None):
     speakers = [Speaker(PREFIX + n) for n in ("a", "b", "c")]
     outsider = Speaker("other-x")
     follower = None
@@ -58,6 +71,8 @@ async def _scenario(publish_url, follow_url, figures, label, count):
             await s.publish(publish_url)
         follower = await open_session(follow_url)
         assert await follower.call("speakers", {"prefix": PREFIX}) == {}
+        if page:
+            await page.evaluate(SDK_FOLLOW, [follow_url, PREFIX])
         outsider.track.on = True  # loud, but not in the set: never named
 
         latencies, holder = await _hand_overs(speakers, follower, count)
@@ -89,6 +104,14 @@ async def _scenario(publish_url, follow_url, figures, label, count):
                   for s in n.params.get("speakers", [])]
         assert levels and all(-50 <= level <= 0 for level in levels), levels
 
+        if page:
+            # The SDK's follower saw the same floors in the same order.
+            floors = [n.params.get("name") for n in follower.notifications if n.method == "dominantSpeaker"]
+            await asyncio.sleep(0.5)
+            seen = await page.evaluate("window.floors")
+            assert seen == floors, (seen, floors)
+            assert await page.evaluate("window.follower.dominantSpeaker") is None
+
         ms = [round(x * 1000) for x in latencies]
         figures({f"{label}HandOvers": len(ms), f"{label}HandOverP50Ms": _percentile(ms, 0.5),
                  f"{label}HandOverP95Ms": _percentile(ms, 0.95), f"{label}HandOverMaxMs": max(ms),
@@ -101,7 +124,11 @@ async def _scenario(publish_url, follow_url, figures, label, count):
 
 
 def test_dominant_speaker_follows_hand_overs(server, figures):
-    asyncio.run(_scenario(server.ws_url, server.ws_url, figures, "oneNode", HAND_OVERS))
+    async def run():
+        console = []
+        async with sdk_pages(server, 1, console) as (page,):
+            await _scenario(server.ws_url, server.ws_url, figures, "oneNode", HAND_OVERS, page)
+    asyncio.run(run())
 
 
 def test_a_follower_on_another_node(make_cluster, figures):

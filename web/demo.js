@@ -6,8 +6,10 @@
 //   demo/streams.js  publish, play, mute, stop
 //   demo/precall.js  the network test
 //   demo/stats.js    the stats panels, every second
+//   demo/speakers.js the speaking indicators (followSpeakers)
 import Sluice from './sdk/sluice.mjs';
 import {runPrecall, precallRunning} from './demo/precall.js';
+import {watchSpeakers} from './demo/speakers.js';
 import {pollStats} from './demo/stats.js';
 import {applyPlayConstraints, listCameras, play, publish, refreshButtons, stopCamera, stopStream,
   toggleMute} from './demo/streams.js';
@@ -54,6 +56,7 @@ async function connect() {
     log('event', `${roleOf(p.handle) || '?'}${p.stream !== undefined ? ' ' + p.stream : ''} ${p.type}${p.by ? ' by ' + p.by : ''}${p.data ? ' ' + brief(p.data) : ''}`, p);
   });
   session.on('error', (e) => log('error', e.message, e));
+  watchSpeakers(session);
   session.on('close', (p) => {
     log('session', `socket closed (${p.code}${p.reason ? ' ' + p.reason : ''})`, p);
     if (demo.session === session) resetSession();

@@ -3,6 +3,7 @@
 // update), each with its mute buttons, on the session that demo.js connects.
 import {$, demo, log, request} from './ui.js';
 import {refreshPrecall} from './precall.js';
+import {followPageNames} from './speakers.js';
 
 // MARK: buttons
 
@@ -21,6 +22,7 @@ export function refreshButtons() {
   $('pubHandle').textContent = demo.publisher ? demo.publisher.handle : '';
   $('playHandle').textContent = demo.player ? demo.player.handle : '';
   refreshPrecall();
+  followPageNames();
   for (const button of document.querySelectorAll('#publishPanel button.mute, #playPanel button.mute')) {
     const stream = button.id.startsWith('pub') ? demo.publisher : demo.player;
     button.disabled = !stream;

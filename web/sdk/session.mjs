@@ -32,6 +32,9 @@ export class Session extends Emitter {
     this.serverVersion = null;
     this.identity = null;
     this.iceServers = [];
+    // The last activeSpeakers and dominantSpeaker of followSpeakers (docs/protocol.md, Speakers).
+    this.activeSpeakers = [];
+    this.dominantSpeaker = null;
     ws.onmessage = (event) => this._receive(event.data);
     ws.onclose = (event) => this._closed(event.code, event.reason);
   }
@@ -77,6 +80,19 @@ export class Session extends Emitter {
   async onlineUsers() {
     const result = await this.request('onlineUsers');
     return Array.isArray(result.users) ? result.users : [];
+  }
+
+  // Follows who speaks among the streams `names` lists and those whose name starts with
+  // `prefix`, on any node; `activeSpeakers` and `dominantSpeaker` events follow. Neither stops.
+  async followSpeakers(options = {}) {
+    const params = {};
+    if (Array.isArray(options.names)) params.names = options.names;
+    if (typeof options.prefix === 'string') params.prefix = options.prefix;
+    await this.request('speakers', params);
+    if (!params.names?.length && params.prefix === undefined) {
+      this.activeSpeakers = [];
+      this.dominantSpeaker = null;
+    }
   }
 
   update(handle, constraints) { return this.request('update', {handle: handleOf(handle), constraints}); }
@@ -173,6 +189,14 @@ export class Session extends Emitter {
         if (call) call._status(params);
         break;
       }
+      case 'activeSpeakers':
+        this.activeSpeakers = Array.isArray(params.speakers) ? params.speakers : [];
+        this.emit('activeSpeakers', this.activeSpeakers);
+        break;
+      case 'dominantSpeaker':
+        this.dominantSpeaker = typeof params.name === 'string' ? params.name : null;
+        this.emit('dominantSpeaker', this.dominantSpeaker);
+        break;
       default:
         if (message.method) this.emit(message.method, params);
     }

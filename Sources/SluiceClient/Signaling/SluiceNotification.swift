@@ -121,6 +121,10 @@ public enum SluiceNotification: Sendable, Hashable {
     /// A call rings on this session.
     case incomingCall(IncomingCall)
     case callStatus(CallStatusUpdate)
+    /// After `followSpeakers`: the followed streams speaking now, loudest first.
+    case activeSpeakers([ActiveSpeaker])
+    /// After `followSpeakers`: the followed stream that holds the floor (nil: nobody).
+    case dominantSpeaker(String?)
     /// A notification this client does not model, or one whose params it could not read.
     case other(method: String, params: JSONValue?)
     /// The connection ended; the stream finishes after this.
@@ -162,6 +166,16 @@ public enum SluiceNotification: Sendable, Hashable {
                 self = .callStatus(CallStatusUpdate(callId: callId, status: CallStatus(rawValue: status),
                                                     endResult: p["endResult"]?.stringValue.map(CallEndResult.init(rawValue:)),
                                                     by: p["by"]?.stringValue, streams: CallStreams(p)))
+                return
+            }
+        case "activeSpeakers":
+            if let speakers = p["speakers"]?.arrayValue {
+                self = .activeSpeakers(speakers.compactMap(ActiveSpeaker.init))
+                return
+            }
+        case "dominantSpeaker":
+            if let name = p["name"], name.isNull || name.stringValue != nil {
+                self = .dominantSpeaker(name.stringValue)
                 return
             }
         default:

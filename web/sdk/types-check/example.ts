@@ -3,8 +3,8 @@
 // SDK is used fails the check. It doubles as an example of the API in TypeScript.
 import Sluice, {Call, Session, SluiceError, Stream, connect, version} from '/sdk/sluice.mjs';
 import type {
-  CallLogPage, CallRecord, ConnectOptions, Constraints, PeerStats, PrecallFigures, PrecallReport,
-  ServerStats, StreamEventDetail,
+  ActiveSpeaker, CallLogPage, CallRecord, ConnectOptions, Constraints, PeerStats, PrecallFigures, PrecallReport,
+  ServerStats, SpeakerSet, StreamEventDetail,
 } from '/sdk/sluice.mjs';
 
 const video = document.querySelector('video')!;
@@ -119,6 +119,14 @@ async function calls(): Promise<void> {
   console.log(await alice.onlineUsers(), alice.calls.size);
   // The raw request as call(method, params), as before calls.
   console.log(await alice.call<ServerStats>('getStats', {handle: 'h1'}));
+
+  // The active speaker among a room's streams.
+  const speakerSet: SpeakerSet = {prefix: 'room1-', names: ['host']};
+  await alice.followSpeakers(speakerSet);
+  alice.on('activeSpeakers', (speakers: ActiveSpeaker[]) => console.log(speakers.map((s) => `${s.name} ${s.level}`)));
+  alice.on('dominantSpeaker', (name: string | null) => console.log(name ?? 'nobody'));
+  console.log(alice.activeSpeakers.length, alice.dominantSpeaker);
+  await alice.followSpeakers();
 }
 
 // The SDK object, by default export or as the classic loader's global; the classes for instanceof.

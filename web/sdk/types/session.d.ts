@@ -39,6 +39,21 @@ export interface CloseDetail {
   reason: string;
 }
 
+/** One followed stream that speaks now (activeSpeakers). */
+export interface ActiveSpeaker {
+  name: string;
+  /** Its smoothed audio level, dBov (-50 to 0 while speaking). */
+  level: number;
+}
+
+/** followSpeakers' set: stream names, a name prefix, or both; neither stops following. */
+export interface SpeakerSet {
+  /** Up to 100 stream names. */
+  names?: string[];
+  /** Every stream whose name starts with it (a "room"). */
+  prefix?: string;
+}
+
 export interface SessionEventMap {
   session: SessionStatusDetail;
   streamStatus: StreamStatusDetail;
@@ -51,6 +66,10 @@ export interface SessionEventMap {
   close: CloseDetail;
   /** The server's answer to a frame it could not read (oversize or unparsable). */
   error: SluiceError;
+  /** The followed streams speaking now, loudest first (after followSpeakers), on change, at most every 200 ms. */
+  activeSpeakers: ActiveSpeaker[];
+  /** The followed stream that holds the floor, or null when nobody does. */
+  dominantSpeaker: string | null;
 }
 
 /**
@@ -78,6 +97,10 @@ export declare class Session extends SluiceEvents<SessionEventMap> {
   streams: Map<string, Stream>;
   /** The session's calls, until each ends. */
   calls: Map<string, Call>;
+  /** The last activeSpeakers after followSpeakers ([] before one came). */
+  activeSpeakers: ActiveSpeaker[];
+  /** The last dominantSpeaker after followSpeakers (null before one came). */
+  dominantSpeaker: string | null;
 
   /** Publishes `mediaStream`'s tracks as `name` (sendonly); resolves once the answer is set. */
   publish(name: string, mediaStream: MediaStream, options?: PublishOptions): Promise<Stream>;
@@ -102,6 +125,12 @@ export declare class Session extends SluiceEvents<SessionEventMap> {
   callLog(options?: CallLogOptions): Promise<CallLogPage>;
   /** The app's users with a session open, sorted. */
   onlineUsers(): Promise<string[]>;
+  /**
+   * Follows who speaks among the set, on any node of the cluster: activeSpeakers and
+   * dominantSpeaker events follow. A new set replaces the old; an empty one stops following.
+   * Rejects with code 1012 for a name the token may not play.
+   */
+  followSpeakers(set?: SpeakerSet): Promise<void>;
   ping(): Promise<Empty>;
   /** Ends the session; the server then closes the socket. */
   disconnect(): Promise<void>;
