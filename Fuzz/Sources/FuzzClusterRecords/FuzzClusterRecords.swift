@@ -2,7 +2,7 @@ import SluiceCluster
 import SluiceJSON
 
 /// Cluster records come from Redis, written by any node (or anything else that can write
-/// there). Per input: as a node, stream and presence record it must be read or refused
+/// there). Per input: as a node, stream, presence and level record it must be read or refused
 /// without a crash, and a record read must survive its own serialization unchanged; as text,
 /// a Redis URL that parses must parse again from its description to the same value.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -16,6 +16,9 @@ public func fuzzClusterRecords(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int
     }
     if let presence = PresenceRecord(bytes: bytes), PresenceRecord(bytes: presence.json.serializedBytes()) != presence {
         fatalError("a presence record changed through its own JSON")
+    }
+    if let levels = LevelRecord(bytes: bytes), LevelRecord(bytes: levels.json.serializedBytes()) != levels {
+        fatalError("a level record changed through its own JSON")
     }
     let text = String(decoding: bytes, as: UTF8.self)
     if let url = try? RedisURL(parsing: text) {
