@@ -36,6 +36,25 @@ public struct SyntheticOpusSource: Sendable {
         return timestamp
     }
 
+    /// Writes one packet's payload as Opus in RED (RFC 2198), as Chromium sends it: one
+    /// redundant block (the previous packet's audio, 960 samples older: here the same synthetic
+    /// bytes) and the primary, both under `opusPayloadType`. Returns its length, or 0.
+    public func writeREDPacket(into buffer: UnsafeMutableRawBufferPointer, sendTime: UInt64, opusPayloadType: UInt8) -> Int {
+        let headers = 5
+        guard headers + 2 * packetSize <= buffer.count, packetSize <= 0x3ff else { return 0 }
+        buffer[0] = 0x80 | opusPayloadType & 0x7f
+        let offsetAndLength = UInt32(Self.samplesPerPacket) << 10 | UInt32(packetSize)
+        buffer[1] = UInt8(truncatingIfNeeded: offsetAndLength >> 16)
+        buffer[2] = UInt8(truncatingIfNeeded: offsetAndLength >> 8)
+        buffer[3] = UInt8(truncatingIfNeeded: offsetAndLength)
+        buffer[4] = opusPayloadType & 0x7f
+        for block in 0..<2 {
+            let start = headers + block * packetSize
+            _ = writePacket(into: UnsafeMutableRawBufferPointer(rebasing: buffer[start..<start + packetSize]), sendTime: sendTime)
+        }
+        return headers + 2 * packetSize
+    }
+
     /// Writes one packet's payload; returns its length, or 0 when it does not fit.
     public func writePacket(into buffer: UnsafeMutableRawBufferPointer, sendTime: UInt64) -> Int {
         guard packetSize <= buffer.count else { return 0 }

@@ -68,8 +68,11 @@ public final class SyntheticPublisher: PeerConnectionDelegate {
         }
         if audio != nil {
             while let timestamp = audio?.nextPacket(now: now), let source = audio {
+                let red = connection.sendsAudioRED
                 let sent = connection.send(.audio, marker: false, timestamp: timestamp, now: now) { payload in
-                    source.writePacket(into: payload, sendTime: MonotonicClock.nowMicros())
+                    red ? source.writeREDPacket(into: payload, sendTime: MonotonicClock.nowMicros(),
+                                                opusPayloadType: UInt8(ClientOffer.opusPayloadType))
+                        : source.writePacket(into: payload, sendTime: MonotonicClock.nowMicros())
                 }
                 if !sent { sendFailures += 1 }
             }

@@ -22,9 +22,11 @@ enum AllocationRun {
     /// The publisher, and its source (the connection holds its delegate weakly: keep both).
     static func publish(on server: TestServer, stream: String = "alloc",
                         transport: PeerConnection.ICETransport = .udp,
-                        record: Bool? = nil) async throws -> (PeerConnection, SyntheticPublisher) {
+                        record: Bool? = nil, audioRED: Bool = false) async throws -> (PeerConnection, SyntheticPublisher) {
         let (session, log) = try await server.connectedSession()
-        let publisher = try PeerConnection(configuration: .init(role: .publish, iceTransport: transport))
+        var configuration = PeerConnection.Configuration(role: .publish, iceTransport: transport)
+        configuration.audioRED = audioRED
+        let publisher = try PeerConnection(configuration: configuration)
         let source = SyntheticPublisher(video: .init(width: 640, height: 360, fps: 30, bitrateKbps: 800,
                                                      keyFrameIntervalSeconds: 1))
         publisher.delegate = source
@@ -39,11 +41,13 @@ enum AllocationRun {
     /// registry lists another node's stream) is tried again for up to `retrySeconds`.
     static func play(on server: TestServer, stream: String = "alloc", count: Int,
                      transport: PeerConnection.ICETransport = .udp,
-                     retrySeconds: Double = 0) async throws -> [(PeerConnection, PlayerRecorder)] {
+                     retrySeconds: Double = 0, audioRED: [Bool] = []) async throws -> [(PeerConnection, PlayerRecorder)] {
         var players: [(PeerConnection, PlayerRecorder)] = []
-        for _ in 0..<count {
+        for index in 0..<count {
             let (session, log) = try await server.connectedSession()
-            let player = try PeerConnection(configuration: .init(role: .play, iceTransport: transport))
+            var configuration = PeerConnection.Configuration(role: .play, iceTransport: transport)
+            configuration.audioRED = index < audioRED.count && audioRED[index]
+            let player = try PeerConnection(configuration: configuration)
             let recorder = PlayerRecorder()
             player.delegate = recorder
             let deadline = Date().addingTimeInterval(retrySeconds)

@@ -12,6 +12,8 @@ public struct ClientOffer: Sendable {
     public static let transportCCExtensionID: UInt8 = 3
     public static let audioMid = "0"
     public static let videoMid = "1"
+    /// Opus in RED (RFC 2198), offered after Opus when `audioRED`.
+    public static let redPayloadType = 63
 
     public var role: StreamRole
     public var audio: Bool
@@ -29,6 +31,8 @@ public struct ClientOffer: Sendable {
     public var cname: String
     /// The client's own host candidate, when known (ICE-lite servers learn it from checks anyway).
     public var candidate: (ip: String, port: Int)?
+    /// Offers `red/48000/2` over Opus (`111/111`), as Chromium does.
+    public var audioRED = false
 
     public init(role: StreamRole, audio: Bool = true, video: Bool = true, iceUfrag: String, icePassword: String,
                 fingerprint: String, audioSSRC: UInt32 = 0, videoSSRC: UInt32 = 0, simulcastSSRCs: [UInt32] = [],
@@ -69,14 +73,19 @@ public struct ClientOffer: Sendable {
                                feedback: [RTCPFeedback(type: "goog-remb"), RTCPFeedback(type: "transport-cc"),
                                           RTCPFeedback(type: "ccm", parameter: "fir"), RTCPFeedback(type: "nack"),
                                           RTCPFeedback(type: "nack", parameter: "pli")])
-        var m = MediaDescription(kind: kind, port: candidate?.port ?? 9, formats: [String(codec.payloadType)],
+        var codecs = [codec]
+        if isAudio && audioRED {
+            codecs.append(CodecDescription(payloadType: Self.redPayloadType, name: "red", clockRate: 48000, channels: 2,
+                                           parameters: [FormatParameter(name: "\(Self.opusPayloadType)/\(Self.opusPayloadType)")]))
+        }
+        var m = MediaDescription(kind: kind, port: candidate?.port ?? 9, formats: codecs.map { String($0.payloadType) },
                                  connection: ConnectionData(address: candidate?.ip ?? "0.0.0.0"),
                                  mid: isAudio ? Self.audioMid : Self.videoMid,
                                  direction: role == .publish ? .sendonly : .recvonly,
                                  rtcp: "9 IN IP4 0.0.0.0", rtcpMux: true, rtcpRsize: true,
                                  iceUfrag: iceUfrag, icePwd: icePassword,
                                  fingerprints: [Fingerprint(algorithm: "sha-256", value: fingerprint)],
-                                 setup: .active, codecs: [codec])
+                                 setup: .active, codecs: codecs)
         m.extensionMaps = [ExtensionMap(id: Int(Self.midExtensionID), uri: "urn:ietf:params:rtp-hdrext:sdes:mid"),
                            ExtensionMap(id: Int(Self.absSendTimeExtensionID),
                                         uri: "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"),

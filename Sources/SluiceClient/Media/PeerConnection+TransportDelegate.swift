@@ -27,7 +27,8 @@ extension PeerConnection: WebRTCTransportDelegate, WorkerTickable {
         guard let rtp = RTPPacket(parsing: packet) else { return }
         packetsReceived += 1
         let type = Int(rtp.payloadType)
-        let kind: TrackKind? = type == videoPayloadType ? .video : type == audioPayloadType ? .audio : nil
+        let kind: TrackKind? = type == videoPayloadType ? .video
+            : type == audioPayloadType || type == audioREDPayloadType ? .audio : nil
         delegate?.peerConnection(self, didReceiveRTP: rtp, kind: kind, now: now)
     }
 

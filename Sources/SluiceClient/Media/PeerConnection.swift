@@ -45,6 +45,9 @@ public final class PeerConnection: @unchecked Sendable {
         /// instead of sending datagrams to a UDP one, as a client behind a UDP-blocking
         /// network must.
         public var iceTransport: ICETransport
+        /// Offer Opus in RED (RFC 2198) too. A publisher answered RED sends RED (`sendsAudioRED`:
+        /// its source writes the payloads); a player gets RED as its publisher sends it.
+        public var audioRED = false
 
         public init(role: StreamRole, audio: Bool = true, video: Bool = true, bindAddress: String = "127.0.0.1",
                     loopbackOnly: Bool = true, consentTimeoutSeconds: Int = 30, poolCapacity: Int = 2048,
@@ -98,6 +101,9 @@ public final class PeerConnection: @unchecked Sendable {
     var extensionIDs = SendExtensionIDs([:])
     var transportSequence = UInt16.random(in: 0...UInt16.max)
     var audioPayloadType: Int = -1
+    var audioREDPayloadType: Int = -1
+    /// A publisher that was answered RED: its audio payloads must be RED (worker thread).
+    public internal(set) var sendsAudioRED = false
     var videoPayloadType: Int = -1
     var remoteVideoSSRC: UInt32 = 0
 
@@ -146,7 +152,7 @@ public final class PeerConnection: @unchecked Sendable {
             OutgoingRTPStream(ssrc: nonZero(), payloadType: UInt8(ClientOffer.vp8PayloadType), mid: ClientOffer.videoMid)
         }
         let local = socket.localAddress
-        offer = ClientOffer(role: configuration.role, audio: configuration.audio, video: configuration.video,
+        var offer = ClientOffer(role: configuration.role, audio: configuration.audio, video: configuration.video,
                             iceUfrag: Self.randomToken(length: 8, using: &generator),
                             icePassword: Self.randomToken(length: 24, using: &generator),
                             fingerprint: self.security.fingerprint,
@@ -154,6 +160,8 @@ public final class PeerConnection: @unchecked Sendable {
                             simulcastSSRCs: layers > 1 ? videoStreams.map(\.ssrc) : [],
                             cname: Self.randomToken(length: 16, using: &generator),
                             candidate: (local.host, Int(local.port)))
+        offer.audioRED = configuration.audioRED
+        self.offer = offer
         localDescription = offer.sdp
         if ownsWorker { self.worker.start() }
     }
@@ -236,7 +244,12 @@ public final class PeerConnection: @unchecked Sendable {
         try await onWorker {
             self.audioPayloadType = answer.audio.map { Int($0.payloadType) } ?? -1
             self.videoPayloadType = answer.video.map { Int($0.payloadType) } ?? -1
+            self.audioREDPayloadType = answer.audio?.redPayloadType.map(Int.init) ?? -1
             if let audio = answer.audio { self.audioStream.payloadType = audio.payloadType }
+            if self.configuration.role == .publish, let red = answer.audio?.redPayloadType {
+                self.audioStream.payloadType = red
+                self.sendsAudioRED = true
+            }
             if let video = answer.video {
                 for i in self.videoStreams.indices { self.videoStreams[i].payloadType = video.payloadType }
             }

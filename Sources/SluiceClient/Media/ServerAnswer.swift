@@ -6,6 +6,8 @@ public struct ServerAnswer: Sendable, Hashable {
     public struct Track: Sendable, Hashable {
         public var mid: String
         public var payloadType: UInt8
+        /// Audio: Opus in RED's payload type, when the answer has `red` (a publish answer lists it first).
+        public var redPayloadType: UInt8?
         public var clockRate: Int
         public var codecName: String
         /// The server's SSRCs (a play answer's a=ssrc lines); empty in a publish answer.
@@ -99,14 +101,17 @@ public struct ServerAnswer: Sendable, Hashable {
     }
 
     private static func track(_ m: MediaDescription) -> Track? {
-        guard let codec = m.codecs.first(where: { !$0.isRTX }) ?? m.payloadTypes.first.flatMap(m.codec(payloadType:)),
+        guard let codec = m.codecs.first(where: { !$0.isRTX && !$0.hasName("red") })
+                ?? m.payloadTypes.first.flatMap(m.codec(payloadType:)),
               let payloadType = UInt8(exactly: codec.payloadType), payloadType < 128 else { return nil }
         var ids: [String: UInt8] = [:]
         for e in m.extensionMaps {
             if let id = UInt8(exactly: e.id) { ids[e.uri] = id }
         }
         let repairs = Set(m.ssrcGroups.filter { $0.semantics.uppercased() == "FID" }.compactMap { $0.ssrcs.dropFirst().first })
-        return Track(mid: m.mid ?? "", payloadType: payloadType, clockRate: codec.clockRate, codecName: codec.name,
+        let red = m.codecs.first { $0.hasName("red") }.flatMap { UInt8(exactly: $0.payloadType) }
+        return Track(mid: m.mid ?? "", payloadType: payloadType, redPayloadType: red, clockRate: codec.clockRate,
+                     codecName: codec.name,
                      ssrcs: m.ssrcs.map(\.ssrc).filter { !repairs.contains($0) }, extensionIDs: ids)
     }
 }
