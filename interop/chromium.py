@@ -64,7 +64,8 @@ window.sluice = (() => {
     ws.send(JSON.stringify({jsonrpc: '2.0', id, method, params}));
   });
 
-  const gathered = (pc) => new Promise((resolve) => {
+  // Resolves once `pc` gathered its candidates (3 s at most); red_page.py uses it too.
+  const gathered = api.gathered = (pc) => new Promise((resolve) => {
     if (pc.iceGatheringState === 'complete') return resolve();
     const timer = setTimeout(resolve, 3000);
     pc.addEventListener('icegatheringstatechange', () => {

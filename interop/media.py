@@ -96,17 +96,20 @@ class NumberedVideoTrack(VideoStreamTrack):
 
 
 class ToneAudioTrack(MediaStreamTrack):
-    """A 440 Hz tone, 48 kHz mono, in 20 ms frames."""
+    """A 440 Hz tone, 48 kHz mono, in 20 ms frames; silence while `on` is false (a test's
+    scripted speaker switches it)."""
 
     kind = "audio"
     RATE, SAMPLES = 48000, 960
 
-    def __init__(self):
+    def __init__(self, on: bool = True):
         super().__init__()
+        self.on = on
         self._pts = 0
         self._start: Optional[float] = None
         t = np.arange(self.SAMPLES * 50) / self.RATE  # one second, 440 whole periods
         self._wave = (np.sin(2 * math.pi * 440 * t) * 8000).astype(np.int16)
+        self._silence = np.zeros(self.SAMPLES, dtype=np.int16)
 
     async def recv(self) -> AudioFrame:
         if self.readyState != "live":
@@ -116,7 +119,7 @@ class ToneAudioTrack(MediaStreamTrack):
         else:
             await asyncio.sleep(self._start + self._pts / self.RATE - time.time())
         offset = self._pts % len(self._wave)
-        samples = self._wave[offset:offset + self.SAMPLES].reshape(1, -1)
+        samples = (self._wave[offset:offset + self.SAMPLES] if self.on else self._silence).reshape(1, -1)
         frame = AudioFrame.from_ndarray(samples, format="s16", layout="mono")
         frame.sample_rate = self.RATE
         frame.pts = self._pts

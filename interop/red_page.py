@@ -26,13 +26,7 @@ window.red = (() => {
       document.body.appendChild(el);
     };
     await pc.setLocalDescription(await pc.createOffer());
-    await new Promise((resolve) => {
-      if (pc.iceGatheringState === 'complete') return resolve();
-      const timer = setTimeout(resolve, 3000);
-      pc.addEventListener('icegatheringstatechange', () => {
-        if (pc.iceGatheringState === 'complete') { clearTimeout(timer); resolve(); }
-      });
-    });
+    await window.sluice.gathered(pc);
     const offer = pc.localDescription.sdp;
     const result = await window.sluice.call('play', {stream, sdp: offer});
     await pc.setRemoteDescription({type: 'answer', sdp: result.sdp});

@@ -1,52 +1,12 @@
 """Scripted speakers for the active-speaker test: aiortc publishers of audio only, whose
-tone the test switches on and off. aiortc sends each packet's RFC 6464 level, computed from
-the samples: the tone reads about -12 dBov, the silence -127."""
+tone (media.ToneAudioTrack) the test switches on and off. aiortc sends each packet's RFC 6464
+level, computed from the samples: the tone reads about -12 dBov, the silence -127."""
 
-import asyncio
-import fractions
-import math
-import time
-from typing import Optional
-
-import numpy as np
 from aiortc import RTCSessionDescription
-from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
-from av import AudioFrame
 
 from loopback import new_peer_connection
+from media import ToneAudioTrack
 from sessions import open_session
-
-
-class SwitchedToneTrack(MediaStreamTrack):
-    """A 440 Hz tone while `on`, silence otherwise, 48 kHz mono in 20 ms frames."""
-
-    kind = "audio"
-    RATE, SAMPLES = 48000, 960
-
-    def __init__(self):
-        super().__init__()
-        self.on = False
-        self._pts = 0
-        self._start: Optional[float] = None
-        t = np.arange(self.SAMPLES * 50) / self.RATE
-        self._wave = (np.sin(2 * math.pi * 440 * t) * 8000).astype(np.int16)
-        self._silence = np.zeros(self.SAMPLES, dtype=np.int16)
-
-    async def recv(self) -> AudioFrame:
-        if self.readyState != "live":
-            raise MediaStreamError
-        if self._start is None:
-            self._start = time.time()
-        else:
-            await asyncio.sleep(self._start + self._pts / self.RATE - time.time())
-        offset = self._pts % len(self._wave)
-        samples = self._wave[offset:offset + self.SAMPLES] if self.on else self._silence
-        frame = AudioFrame.from_ndarray(samples.reshape(1, -1), format="s16", layout="mono")
-        frame.sample_rate = self.RATE
-        frame.pts = self._pts
-        frame.time_base = fractions.Fraction(1, self.RATE)
-        self._pts += self.SAMPLES
-        return frame
 
 
 class Speaker:
@@ -54,7 +14,7 @@ class Speaker:
 
     def __init__(self, stream: str):
         self.stream = stream
-        self.track = SwitchedToneTrack()
+        self.track = ToneAudioTrack(on=False)
         self.pc = new_peer_connection()
         self.pc.addTransceiver(self.track, direction="sendonly")
         self.client = None

@@ -5,10 +5,10 @@ the publisher. The loss is an nftables rule on the input hook of the
 test's own namespace (so the sender sees no error), dropping 5% of the matching datagrams."""
 
 import asyncio
-import subprocess
 
 import aiortc.rtcrtpreceiver as aiortc_receiver
 
+import nft_loss
 from chromium import chromium_page
 from sessions import close_all, play, publish
 from polling import poll
@@ -19,15 +19,11 @@ LOSS_PERCENT = 5
 
 
 def _drop(match: str) -> None:
-    for command in (f"add table inet {TABLE}",
-                    f"add chain inet {TABLE} input {{ type filter hook input priority 0; }}",
-                    f"add rule inet {TABLE} input {match} numgen random mod 100 < {LOSS_PERCENT} drop"):
-        subprocess.run(["nft", *command.split()], check=True)
+    nft_loss.drop(TABLE, match, LOSS_PERCENT)
 
 
 def _stop_dropping() -> None:
-    subprocess.run(["nft", "delete", "table", "inet", TABLE], check=False,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    nft_loss.stop(TABLE)
 
 
 async def _lossy_run(server, figures, match_for, label, offer_rtx=True):

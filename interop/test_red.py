@@ -6,10 +6,10 @@ that did not, which gets the primary Opus alone and still plays. The figures
 
 import asyncio
 import json
-import subprocess
 
 from playwright.async_api import async_playwright
 
+import nft_loss
 from chromium import CHROMIUM, CHROMIUM_ARGS, open_test_page
 from polling import poll
 from red_page import RED_PLAY_SCRIPT
@@ -19,17 +19,11 @@ WINDOW_SECONDS = 10
 
 
 def _drop(ports: list[int], percent: int) -> None:
-    _stop_dropping()
-    port_set = ", ".join(str(p) for p in ports)
-    for command in (f"add table inet {TABLE}",
-                    f"add chain inet {TABLE} input {{ type filter hook input priority 0; }}",
-                    f"add rule inet {TABLE} input udp dport {{ {port_set} }} numgen random mod 100 < {percent} drop"):
-        subprocess.run(["nft", *command.split()], check=True)
+    nft_loss.drop(TABLE, "udp dport { " + ", ".join(str(p) for p in ports) + " }", percent)
 
 
 def _stop_dropping() -> None:
-    subprocess.run(["nft", "delete", "table", "inet", TABLE], check=False,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    nft_loss.stop(TABLE)
 
 
 def _concealment(start: dict, end: dict) -> dict:

@@ -234,13 +234,16 @@ extension Producer {
     /// speech, and at least once a second (a silent stream's stays fresh). Only a publisher's
     /// own: an edge's relay-link source is the origin's stream, whose node reports it.
     func reportAudioLevel(now: UInt64) {
-        guard linkWatch == nil, let audio = state.audio, audio.parameters.extensions.audioLevel != nil,
-              now >= audio.nextLevelReport else { return }
+        // The due time first, read in place: this runs at every tick (10 ms), and `linkWatch`,
+        // a stored var of the class, costs a dynamic exclusivity check to read (perf).
+        guard let due = state.audio?.nextLevelReport, now >= due else { return }
         state.audio!.nextLevelReport = now + Self.levelReportMicros
-        let level = (audio.level.reading(now: now) * 10).rounded() / 10
-        let voice = (audio.level.voice(now: now) * 10).rounded() / 10
-        let since = now &- audio.levelReported
-        let moved = !(abs(level - audio.reportedLevel) < 0.5) || !(abs(voice - audio.reportedVoice) < 0.5)
+        guard state.audio!.parameters.extensions.audioLevel != nil, linkWatch == nil else { return }
+        let level = (state.audio!.level.reading(now: now) * 10).rounded() / 10
+        let voice = (state.audio!.level.voice(now: now) * 10).rounded() / 10
+        let audio = (reported: state.audio!.reportedLevel, voice: state.audio!.reportedVoice, at: state.audio!.levelReported)
+        let since = now &- audio.at
+        let moved = !(abs(level - audio.reported) < 0.5) || !(abs(voice - audio.voice) < 0.5)
         guard moved || since >= 1_000_000 || (level >= Self.levelNearSpeech && since >= 100_000) else { return }
         state.audio!.reportedLevel = level
         state.audio!.reportedVoice = voice
