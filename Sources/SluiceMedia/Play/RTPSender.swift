@@ -80,24 +80,22 @@ final class RTPSender {
         let packet = item.packet
         guard let (buffer, raw) = takeBuffer() else { return false }
         var writer = ByteWriter(raw)
-        let payload = UnsafeRawBufferPointer(packet.payload)
-        // Video, and plain Opus, as they came; Opus in RED as RED or its primary (REDForwarding).
-        let out = REDForwarding(red: item.red, payloadCount: payload.count, opusPayloadType: track.parameters.payloadType,
-                                redPayloadType: track.parameters.redPayloadType)
-        let payloadOffset = writeHeader(&writer, track: track, payloadType: out.payloadType, marker: packet.marker,
+        // Video, and plain Opus, as they came; Opus in RED as RED or its primary (`redChoice`).
+        var payloadType = track.parameters.payloadType
+        var payload = UnsafeRawBufferPointer(packet.payload)
+        var redBlocks = 0
+        if let red = item.red { (payloadType, payload, redBlocks) = redChoice(red, payload: payload, track: &track) }
+        let payloadOffset = writeHeader(&writer, track: track, payloadType: payloadType, marker: packet.marker,
                                         sequence: rewrite.sequence, timestamp: rewrite.timestamp,
                                         audioLevel: item.audioLevel, now: item.now)
-        writer.write(bytes: UnsafeRawBufferPointer(rebasing: payload[out.range]))
+        writer.write(bytes: payload)
         guard !writer.overflowed else {
             giveBack(buffer)
             return false
         }
-        if out.sendsRED {
-            track.redPackets &+= 1
-            if out.blocksToRewrite > 0 {
-                REDPayload.setBlockPayloadTypes(track.parameters.payloadType, blocks: out.blocksToRewrite,
-                                                in: UnsafeMutableRawBufferPointer(rebasing: raw[payloadOffset..<writer.offset]))
-            }
+        if redBlocks > 0 {
+            REDPayload.setBlockPayloadTypes(track.parameters.payloadType, blocks: redBlocks,
+                                            in: UnsafeMutableRawBufferPointer(rebasing: raw[payloadOffset..<writer.offset]))
         }
         var descriptor: (pictureID: Int32, tl0PicIdx: Int16) = (-1, -1)
         if let vp8 = rewrite.vp8 {
@@ -122,6 +120,18 @@ final class RTPSender {
         }
         emit(buffer: buffer, length: writer.offset, now: item.now)
         return true
+    }
+
+    /// What this player gets of an Opus packet in RED (`REDForwarding`): the payload type, the
+    /// bytes, and how many block headers to set to its Opus type (0: none). Out of line, so
+    /// the video path, which never comes here, carries none of it.
+    @inline(never)
+    private func redChoice(_ red: REDPayload, payload: UnsafeRawBufferPointer,
+                           track: inout OutgoingTrack) -> (UInt8, UnsafeRawBufferPointer, Int) {
+        let out = REDForwarding(red: red, payloadCount: payload.count, opusPayloadType: track.parameters.payloadType,
+                                redPayloadType: track.parameters.redPayloadType)
+        if out.sendsRED { track.redPackets &+= 1 }
+        return (out.payloadType, UnsafeRawBufferPointer(rebasing: payload[out.range]), out.sendsRED ? out.blocksToRewrite : 0)
     }
 
     /// This player's RTP header for `track`: its SSRC, payload type and the header extensions

@@ -6,7 +6,8 @@ import SluiceVocabulary
 /// section 6, "Speakers"): which sessions follow which streams, the audio levels of the
 /// streams published here (`MediaEvent.audioLevel`) and on other nodes (`remoteLevels`), and
 /// each follower's `SpeakerDetector`, run at most every `evaluationMicros` on the service
-/// thread. Levels wake that thread: a stream near speech reports every 100 ms.
+/// thread. Levels wake that thread: a stream near speech reports every 100 ms, and the other
+/// nodes' levels come every 50 ms.
 final class SpeakerHandler {
     let table: SessionTable
     private var local: [String: SpeakerLevel] = [:]
@@ -20,7 +21,9 @@ final class SpeakerHandler {
     /// The other nodes' levels, put by the cluster's thread.
     let remoteInbox = SpeakerLevelInbox()
 
-    static let evaluationMicros: UInt64 = 50_000
+    /// Wakes come with every level report and every read of the other nodes' levels; this
+    /// bounds the work when they crowd, while a change waits at most this long.
+    static let evaluationMicros: UInt64 = 20_000
     /// Names one `speakers` call may list.
     static let maxNames = 100
 
