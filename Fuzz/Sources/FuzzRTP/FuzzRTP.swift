@@ -70,6 +70,11 @@ public func fuzzRTP(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         precondition(red.block(red.count - 1, in: payload) == nil)
     }
 
+    // The Dependency Descriptor, the payload's bytes taken as its value: read alone (a
+    // structure it carries) and against a known structure; what reads writes back the same.
+    checkDependencyDescriptor(payload, latest: nil)
+    checkDependencyDescriptor(payload, latest: fuzzStructure)
+
     // Rewrite the header in place and re-parse.
     let header = RTPHeader(packet)
     let rewritten = RTPHeader(marker: !header.marker, payloadType: header.payloadType ^ 0x15,
@@ -164,4 +169,34 @@ func checkExtensionList(_ list: RTPHeaderExtensionList, count: Int) {
         matched += 1
     }
     precondition(parsed.next() == nil && matched == count)
+}
+
+/// L1T3 with one chain: what a descriptor without a structure of its own is read against.
+let fuzzStructure = DependencyStructure(
+    templateIDOffset: 3, decodeTargetCount: 3,
+    templates: [
+        FrameDependencyTemplate(spatialID: 0, temporalID: 0, dtis: [.switchPoint, .switchPoint, .switchPoint], chainDiffs: [0]),
+        FrameDependencyTemplate(spatialID: 0, temporalID: 1, dtis: [.notPresent, .discardable, .switchPoint],
+                                frameDiffs: [2], chainDiffs: [2]),
+        FrameDependencyTemplate(spatialID: 0, temporalID: 2, dtis: [.notPresent, .notPresent, .discardable],
+                                frameDiffs: [1], chainDiffs: [1]),
+    ],
+    chainCount: 1, decodeTargetProtectedBy: [0, 0, 0])
+
+func checkDependencyDescriptor(_ bytes: UnsafeRawBufferPointer, latest: DependencyStructure?) {
+    guard let descriptor = try? DependencyDescriptor(parsing: bytes, latest: latest) else { return }
+    let known = descriptor.structure ?? latest!
+    precondition(known.templates.count <= DependencyStructure.maxTemplates)
+    precondition((1...DependencyStructure.maxDecodeTargets).contains(known.decodeTargetCount))
+    precondition(descriptor.dtis.count == known.decodeTargetCount && descriptor.frameDiffs.count <= DependencyStructure.maxFrameDiffs)
+    precondition(known.template(id: descriptor.templateID) != nil)
+    // A structure read is one the writer can say again, and says the same.
+    guard descriptor.structure?.isWritable ?? true else { return }
+    let out = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
+    defer { out.deallocate() }
+    guard let length = descriptor.write(into: out, latest: latest) else {
+        preconditionFailure("a descriptor that was read cannot be written")
+    }
+    let again = try? DependencyDescriptor(parsing: UnsafeRawBufferPointer(rebasing: out[..<length]), latest: latest)
+    precondition(again == descriptor, "a descriptor changed through its own bytes")
 }
