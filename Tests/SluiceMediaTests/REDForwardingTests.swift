@@ -1,6 +1,7 @@
 import SluiceRTP
 import SluiceTransport
 import SluiceVocabulary
+import Synchronization
 import Testing
 @testable import SluiceMedia
 
@@ -64,7 +65,7 @@ struct REDForwardingTests {
         #expect(payload == [0xb1, 0xb2, 0xb3, 0xb4])
     }
 
-    private func producer() throws -> Producer {
+    private func producer(worker: MediaWorker? = nil) throws -> Producer {
         var audio = TrackParameters(kind: .audio, mid: "0", codecName: "opus", fmtp: "", payloadType: 111,
                                     rtxPayloadType: nil, clockRate: 48_000, extensions: NegotiatedExtensions(),
                                     remoteSSRCs: [99], remoteRTXSSRCs: [], localSSRC: 0x6000,
@@ -73,19 +74,27 @@ struct REDForwardingTests {
         let base = MediaTestSupport.endpoint(.publish, video: MediaTestSupport.videoTrack())
         let endpoint = EndpointParameters(handle: "h", stream: "s", role: .publish, audio: audio, video: nil,
                                           transport: base.transport)
-        return try Producer(parameters: endpoint, transport: MediaTestSupport.transport(MediaTestSupport.worker(), endpoint),
+        return try Producer(parameters: endpoint,
+                            transport: MediaTestSupport.transport(worker ?? MediaTestSupport.worker(), endpoint),
                             statsBoard: nil)
     }
 
-    /// RED packets are counted; one whose blocks run past its end is dropped and counted apart;
-    /// plain Opus under the Opus type is not RED.
+    /// RED packets are counted; one whose blocks run past its end is dropped and counted apart,
+    /// and the first such is logged (once for the publisher); plain Opus under the Opus type
+    /// is not RED.
     @Test func thePublisherSideParsesOnceAndDropsBadRED() throws {
-        let producer = try producer()
-        let packets = [rtp(1), rtp(2, payload: [0xef, 0x0f, 0x00, 0x09, 0x6f, 0xa1]), rtp(3), rtp(4, payloadType: 111)]
+        let worker = try MediaTestSupport.worker()
+        let lines = Mutex<[String]>([])
+        worker.log = { line in lines.withLock { $0.append(line) } }
+        let producer = try producer(worker: worker)
+        let bad = [0xef, 0x0f, 0x00, 0x09, 0x6f, 0xa1] as [UInt8]
+        let packets = [rtp(1), rtp(2, payload: bad), rtp(3), rtp(4, payloadType: 111), rtp(5, payload: bad)]
         for var bytes in packets {
             bytes.withUnsafeMutableBytes { producer.transport(producer.transport, didReceiveRTP: $0, now: 1_000_000) }
         }
         #expect(producer.stats(now: 1_000_000).audio?.redPackets == 2)
-        #expect(producer.state.audio?.malformedRED == 1)
+        #expect(producer.state.audio?.malformedRED == 2)
+        #expect(lines.withLock { $0 }.count == 1)
+        #expect(lines.withLock { $0 }.first?.contains("Opus RED") == true)
     }
 }

@@ -222,6 +222,11 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
             red = REDPayload(parsing: UnsafeRawBufferPointer(packet.payload), redPayloadType: packet.payloadType)
             guard red != nil else {
                 state.audio!.malformedRED &+= 1
+                // Once per publisher: a sender that gets RED wrong gets it wrong on every packet.
+                if state.audio!.malformedRED == 1 {
+                    transport.worker.log?("stream \(parameters.stream): publisher \(parameters.handle) sent an Opus RED "
+                                          + "packet whose blocks do not fit it; such packets are dropped")
+                }
                 return
             }
             state.audio!.redPackets &+= 1
