@@ -65,14 +65,18 @@ public final class LevelExchange: Sendable {
     private var ttlMs: Int { max(1000, periodMs * 10) }
 
     private func run() {
-        var lastProblem: String?
+        // An outage is logged once at its start (its errors change as Redis goes: the link
+        // closed, then connections refused), and once at its end.
+        var failing = false
         while !stopping.load(ordering: .acquiring) {
             let next = DispatchTime.now() + .milliseconds(periodMs)
             let problem = exchange()
-            if problem != lastProblem {
-                if let problem { log.warn("audio levels: \(problem)") } else if lastProblem != nil { log.info("audio levels: Redis answers again") }
-                lastProblem = problem
+            if let problem, !failing {
+                log.warn("audio levels: \(problem); they stop crossing nodes until Redis answers")
+            } else if problem == nil, failing {
+                log.info("audio levels: Redis answers again")
             }
+            failing = problem != nil
             let wait = next.uptimeNanoseconds > DispatchTime.now().uptimeNanoseconds
                 ? next.uptimeNanoseconds - DispatchTime.now().uptimeNanoseconds : 0
             if wait > 0 { usleep(UInt32(min(wait / 1000, UInt64(UInt32.max)))) }

@@ -43,6 +43,45 @@ final class LevelExchangeTests: XCTestCase {
         XCTAssertTrue(waitUntil(5) { seen.withLock { $0 }.isEmpty }, "a stopped node deletes its key")
     }
 
+    /// Redis going away stops the levels, logged once; when it returns they flow again, and
+    /// that is logged once too. Junk under a node's key is skipped, never fatal.
+    func testSurvivesRedisDyingAndJunk() throws {
+        let redis = try RedisServerFixture.start()
+        let (a, b) = (member(redis, "node-a"), member(redis, "node-b"))
+        a.start()
+        b.start()
+        defer { a.stop(); b.stop() }
+        XCTAssertTrue(waitUntil(5) { a.snapshot.nodes.count == 2 && b.snapshot.nodes.count == 2 })
+        let lines = Mutex<[String]>([])
+        let log = ClusterLog(info: { line in lines.withLock { $0.append(line) } },
+                             warn: { line in lines.withLock { $0.append(line) } })
+        let (sender, receiver) = (LevelExchange(member: a, periodMs: 50),
+                                  LevelExchange(member: b, periodMs: 50, log: log))
+        let seen = Mutex<[LevelRecord]>([])
+        receiver.onRemote { records in seen.withLock { $0 = records } }
+        sender.start()
+        receiver.start()
+        defer { sender.stop(); receiver.stop() }
+        let levels = [LevelRecord.Entry(stream: "cam", level: -30, voice: -28, muted: false)]
+        sender.setLocal(levels)
+        XCTAssertTrue(waitUntil(5) { !seen.withLock { $0 }.isEmpty })
+
+        redis.kill()
+        usleep(500_000)
+        XCTAssertEqual(lines.withLock { $0 }.filter { $0.hasPrefix("audio levels:") }.count, 1, "\(lines.withLock { $0 })")
+        try redis.restart()
+        XCTAssertTrue(waitUntil(5) { b.snapshot.nodes.count == 2 }, "the nodes registered again")
+        seen.withLock { $0 = [] }
+        XCTAssertTrue(waitUntil(5) { seen.withLock { $0 } == [LevelRecord(node: "node-a", entries: levels)] })
+        XCTAssertTrue(lines.withLock { $0 }.contains("audio levels: Redis answers again"), "\(lines.withLock { $0 })")
+
+        // Another program's junk under a level key: skipped.
+        _ = try redis.connection().command(["SET", "sluice:levels:node-a", "not json", "PX", "5000"])
+        sender.stop()  // its key would be written over
+        _ = try redis.connection().command(["SET", "sluice:levels:node-a", "not json", "PX", "5000"])
+        XCTAssertTrue(waitUntil(5) { seen.withLock { $0 }.isEmpty }, "junk is no record")
+    }
+
     func testRecordsRefuseJunk() {
         let good = LevelRecord(node: "n", entries: [.init(stream: "s", level: -10, voice: -12, muted: false)])
         XCTAssertEqual(LevelRecord(json: good.json), good)
