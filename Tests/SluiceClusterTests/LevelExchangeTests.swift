@@ -15,19 +15,46 @@ final class LevelExchangeTests: XCTestCase {
                              signalingURL: "ws://127.0.0.1:8081/ws")
     }
 
-    func testLevelsCrossNodes() throws {
-        let redis = try RedisServerFixture.start()
+    /// Two nodes that see each other, a sender on node-a and a receiver on node-b (logging to
+    /// `log`), both started; `seen` holds the receiver's last read. The caller stops them.
+    private struct Pair {
+        let members: (ClusterMember, ClusterMember)
+        let sender: LevelExchange
+        let receiver: LevelExchange
+        let seen: Seen
+
+        func stop() {
+            sender.stop()
+            receiver.stop()
+            members.0.stop()
+            members.1.stop()
+        }
+    }
+
+    /// The receiver's last read, shared with its listener.
+    private final class Seen: Sendable {
+        let records = Mutex<[LevelRecord]>([])
+        func withLock<T>(_ body: (inout [LevelRecord]) -> T) -> T { records.withLock { body(&$0) } }
+    }
+
+    private func pair(_ redis: RedisServerFixture, log: ClusterLog = .silent) -> Pair {
         let (a, b) = (member(redis, "node-a"), member(redis, "node-b"))
         a.start()
         b.start()
-        defer { a.stop(); b.stop() }
         XCTAssertTrue(waitUntil(5) { a.snapshot.nodes.count == 2 && b.snapshot.nodes.count == 2 })
-        let (sender, receiver) = (LevelExchange(member: a, periodMs: 50), LevelExchange(member: b, periodMs: 50))
-        let seen = Mutex<[LevelRecord]>([])
-        receiver.onRemote { records in seen.withLock { $0 = records } }
-        sender.start()
-        receiver.start()
-        defer { receiver.stop() }
+        let pair = Pair(members: (a, b), sender: LevelExchange(member: a, periodMs: 50),
+                        receiver: LevelExchange(member: b, periodMs: 50, log: log), seen: Seen())
+        pair.receiver.onRemote { [seen = pair.seen] records in seen.withLock { $0 = records } }
+        pair.sender.start()
+        pair.receiver.start()
+        return pair
+    }
+
+    func testLevelsCrossNodes() throws {
+        let redis = try RedisServerFixture.start()
+        let pair = pair(redis)
+        defer { pair.stop() }
+        let (sender, seen) = (pair.sender, pair.seen)
 
         let levels = [LevelRecord.Entry(stream: "room-a", level: -23.5, voice: -21, muted: false),
                       LevelRecord.Entry(stream: "room-b", level: -127, voice: -127, muted: true)]
@@ -47,21 +74,11 @@ final class LevelExchangeTests: XCTestCase {
     /// that is logged once too. Junk under a node's key is skipped, never fatal.
     func testSurvivesRedisDyingAndJunk() throws {
         let redis = try RedisServerFixture.start()
-        let (a, b) = (member(redis, "node-a"), member(redis, "node-b"))
-        a.start()
-        b.start()
-        defer { a.stop(); b.stop() }
-        XCTAssertTrue(waitUntil(5) { a.snapshot.nodes.count == 2 && b.snapshot.nodes.count == 2 })
         let lines = Mutex<[String]>([])
-        let log = ClusterLog(info: { line in lines.withLock { $0.append(line) } },
-                             warn: { line in lines.withLock { $0.append(line) } })
-        let (sender, receiver) = (LevelExchange(member: a, periodMs: 50),
-                                  LevelExchange(member: b, periodMs: 50, log: log))
-        let seen = Mutex<[LevelRecord]>([])
-        receiver.onRemote { records in seen.withLock { $0 = records } }
-        sender.start()
-        receiver.start()
-        defer { sender.stop(); receiver.stop() }
+        let pair = pair(redis, log: ClusterLog(info: { line in lines.withLock { $0.append(line) } },
+                                               warn: { line in lines.withLock { $0.append(line) } }))
+        defer { pair.stop() }
+        let (sender, seen, b) = (pair.sender, pair.seen, pair.members.1)
         let levels = [LevelRecord.Entry(stream: "cam", level: -30, voice: -28, muted: false)]
         sender.setLocal(levels)
         XCTAssertTrue(waitUntil(5) { !seen.withLock { $0 }.isEmpty })
