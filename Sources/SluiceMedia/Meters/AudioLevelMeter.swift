@@ -34,15 +34,19 @@ struct AudioLevelMeter {
 
     /// The reading now: a stream that went quiet (no packets for a window or more) falls.
     func reading(now: UInt64) -> Double {
-        let idle = windowStart == 0 ? 0 : (now &- windowStart) / Self.windowMicros
+        let idle = idleWindows(now: now)
         guard idle > 1 else { return dBov }
         return max(-127, dBov - Self.decayPerWindow * Double(idle - 1))
     }
 
     /// The last window's mean now: silence once no packet came for a window or more.
     func voice(now: UInt64) -> Double {
-        let idle = windowStart == 0 ? 0 : (now &- windowStart) / Self.windowMicros
-        return idle > 1 ? -127 : windowMean
+        idleWindows(now: now) > 1 ? -127 : windowMean
+    }
+
+    /// Windows since the open one started (0 before any packet).
+    private func idleWindows(now: UInt64) -> UInt64 {
+        windowStart == 0 ? 0 : (now &- windowStart) / Self.windowMicros
     }
 
     private mutating func close(now: UInt64) {

@@ -131,7 +131,7 @@ final class RTPSender {
         let out = REDForwarding(red: red, payloadCount: payload.count, opusPayloadType: track.parameters.payloadType,
                                 redPayloadType: track.parameters.redPayloadType)
         if out.sendsRED { track.redPackets &+= 1 }
-        return (out.payloadType, UnsafeRawBufferPointer(rebasing: payload[out.range]), out.sendsRED ? out.blocksToRewrite : 0)
+        return (out.payloadType, UnsafeRawBufferPointer(rebasing: payload[out.range]), out.blocksToRewrite)
     }
 
     /// This player's RTP header for `track`: its SSRC, payload type and the header extensions
