@@ -4,6 +4,7 @@
 #   scripts/install-deps.sh --test   also the test peers: chromium, coturn, iproute2, nftables,
 #                                    valgrind, redis-server (the cluster tests start their own),
 #                                    postgresql (the call-log tests start their own), tsc,
+#                                    prometheus (interop/test_prometheus.py starts its own),
 #                                    and a Python venv at .venv/ with aiortc, playwright, pytest...
 # Playwright's own browser download is never used (no network for it): the tests drive
 # Debian's /usr/bin/chromium through executable_path.
@@ -14,7 +15,7 @@ with_test=0
 for arg in "$@"; do
     case "$arg" in
         --test) with_test=1 ;;
-        -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
         *) echo "install-deps: unknown argument $arg" >&2; exit 2 ;;
     esac
 done
@@ -38,6 +39,9 @@ if [[ $with_test == 1 ]]; then
     # postgresql: Tests/SluiceCallLogTests start their own (initdb in a temp folder, as a
     # non-root user, on 127.0.0.1 and a free port).
     packages+=(postgresql)
+    # prometheus (with promtool): interop/test_prometheus.py checks deploy/prometheus/ with
+    # promtool and runs its own prometheus on loopback against a test server.
+    packages+=(prometheus)
     # ffmpeg/ffprobe and mkvtoolnix (mkvinfo) check every recording the tests make.
     packages+=(ffmpeg mkvtoolnix)
     # node-typescript (Debian's tsc; it brings nodejs): scripts/check-sdk-types.sh checks the
@@ -79,6 +83,11 @@ if (( ${#missing[@]} > 0 )); then
         echo "install-deps: disabling the postgresql service (the tests start their own)"
         systemctl disable --now postgresql.service || true
         systemctl stop "postgresql@*.service" || true
+    fi
+    # And for Prometheus: Debian starts it on :9090 scraping localhost; the test runs its own.
+    if [[ " ${missing[*]} " == *" prometheus "* ]] && [[ -d /run/systemd/system ]]; then
+        echo "install-deps: disabling the prometheus service (the test starts its own)"
+        systemctl disable --now prometheus.service || true
     fi
 else
     echo "install-deps: Debian packages already installed"
