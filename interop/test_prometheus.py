@@ -149,7 +149,7 @@ async def _while_streaming(server, prom):
         forwarded = await _wait_for(prom, "forwarded packets", lambda: [
             v for _, v in _values(prom, f'sluice:stream_packets_forwarded:rate1m{{stream="{STREAM}", kind="video"}}')
             if v > 0])
-        print(f"prometheus: {forwarded[0]:.1f} video packets/s forwarded to {PLAYERS} players")
+        print(f"prometheus: {forwarded[0]:.1f} video packets/s forwarded to {PLAYERS} players (rate over 1m, window still filling)")
         delays = await _wait_for(prom, "a forward delay p99", lambda: [
             v for _, v in _values(prom, "sluice:worker_forward_delay_us:p99_1m") if not math.isnan(v)])
         assert all(0 < v <= 10_000 for v in delays), delays
