@@ -111,3 +111,9 @@ extension MediaEngine {
         return sizes
     }
 }
+
+extension MediaEngine {
+    /// Recordings running (or finishing their file), and those that failed since the start:
+    /// `/metrics`' `sluice_recordings` and `sluice_recording_failures_total`.
+    public var recordingFigures: (running: Int, failed: UInt64) { (recordings.count, recordings.failures) }
+}

@@ -31,6 +31,8 @@ final class Recordings {
     private let recorder: Recorder?
     /// Recordings in progress, by their own id.
     private var recordings: [String: Recording] = [:]
+    /// Recordings that failed (a disk that refused, a muxer error), for `/metrics`.
+    private(set) var failures: UInt64 = 0
     private var nextRecording = 0
     /// Filled by the recorder thread.
     private let events: Inbox<RecordingEvent>
@@ -153,6 +155,7 @@ final class Recordings {
             recording.path = nil
             recordings[id] = recording
         case .failed:
+            failures += 1
             // Nothing more is written: the tap goes (its ring closes, and the recorder ends
             // the recording), and the stream is free to be recorded again.
             recording.stopping = true

@@ -183,7 +183,11 @@ public final class AdminAPI {
             links: AdminLinkMetrics.Input(origin: media.linkViews, edge: media.edgeLinks.count,
                                           packets: media.linkPackets,
                                           layerPackets: media.edgeLinkLayerPackets),
-            dataChannels: media.allDataChannelStats(), callLogDropped: sessions.callLog?.droppedWrites)
+            dataChannels: media.allDataChannelStats(), callLogDropped: sessions.callLog?.droppedWrites,
+            service: AdminServiceMetrics(
+                draining: sessions.isDraining, calls: sessions.activeCallCount, layerSwitches: sessions.layerSwitches,
+                hookOutcomes: sessions.hooks.outcomes.snapshot, recordings: media.recordingFigures.running,
+                recordingFailures: media.recordingFigures.failed))
         let text = PrometheusText.render(AdminMetrics.families(input))
         return HTTPResponse(status: 200, contentType: PrometheusText.contentType, body: Array(text.utf8))
     }

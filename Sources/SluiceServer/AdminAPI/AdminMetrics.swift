@@ -31,6 +31,8 @@ struct AdminMetrics {
         var dataChannels: [AdminDataChannelMetrics.Handle] = []
         /// The call log's records never stored (`CallLogStore.droppedWrites`); nil when it is off.
         var callLogDropped: UInt64?
+        /// The drain, calls, layer switches, hooks and recordings.
+        var service = AdminServiceMetrics()
     }
 
     static func families(_ input: Input) -> [PrometheusMetricFamily] {
@@ -89,7 +91,7 @@ struct AdminMetrics {
         return [up, info, uptime, sessions, streams, players] + perStream.all + [received, sent, dropped, messages, delay]
             + AdminTCPMetrics.families(input.tcp) + AdminRelayMetrics.families(input.relay)
             + AdminLinkMetrics.families(input.links) + AdminDataChannelMetrics.families(input.dataChannels)
-            + callLogFamilies(input.callLogDropped)
+            + callLogFamilies(input.callLogDropped) + input.service.families
     }
 
     /// `sluice_call_log_dropped_total` while the call log is on: what a database that was

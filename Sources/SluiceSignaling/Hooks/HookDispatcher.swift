@@ -1,5 +1,6 @@
 import Foundation
 import SluiceJSON
+import SluiceLog
 
 /// Builds, signs and sends the hooks of every app that has them. Authorizing hooks go out at
 /// once, each on its own; their outcomes queue up here until the service thread takes them
@@ -8,6 +9,9 @@ import SluiceJSON
 // @unchecked: `completions` and `wake` are read and written under `lock` only; the rest is `let`.
 public final class HookDispatcher: @unchecked Sendable {
     public let transport: HookTransport
+    /// Every POST's outcome by class, for `/metrics`.
+    public let outcomes = HookOutcomeCounts()
+    private let counted: HookTransport
     private let settings: [String: HookSettings]
     private let queues: [String: HookNotificationQueue]
     private let log: Log
@@ -18,6 +22,9 @@ public final class HookDispatcher: @unchecked Sendable {
     public init(apps: [SignalingConfig.App], transport: HookTransport, log: Log,
                 queueCapacity: Int = HookNotificationQueue.defaultCapacity) {
         self.transport = transport
+        // Every POST goes through the counting wrapper; `transport` stays the one given.
+        let transport = CountingHookTransport(transport, counts: outcomes)
+        counted = transport
         self.log = log
         var settings: [String: HookSettings] = [:]
         var queues: [String: HookNotificationQueue] = [:]
@@ -62,7 +69,7 @@ public final class HookDispatcher: @unchecked Sendable {
 
     /// Sends an authorizing hook; its outcome comes back through `takeCompletions` under `token`.
     public func authorize(_ request: HookRequest, token: UInt64) {
-        transport.post(request) { [self] outcome in
+        counted.post(request) { [self] outcome in
             lock.lock()
             completions.append((token, outcome))
             let wake = self.wake
