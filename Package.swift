@@ -58,6 +58,7 @@ let package = Package(
         .library(name: "SluiceJSONParser", targets: ["SluiceJSONParser"]),
         .library(name: "SluiceControl", targets: ["SluiceControl"]),
         .library(name: "SluiceSignaling", targets: ["SluiceSignaling"]),
+        .library(name: "SluiceLog", targets: ["SluiceLog"]),
         .library(name: "SluiceClient", targets: ["SluiceClient"]),
         // For the fuzz package: the cluster's records are read from Redis, written by any node.
         .library(name: "SluiceCluster", targets: ["SluiceCluster"]),
@@ -70,6 +71,8 @@ let package = Package(
     ],
     targets: cLibraries + [
         .target(name: "SluiceWire", swiftSettings: packetPath),
+        // The server's log line, as text or JSON, with the ids it is about as typed fields.
+        .target(name: "SluiceLog", swiftSettings: swift6),
         // The words every module shares (roles, kinds, negotiated parameters): pure Swift, no deps.
         .target(name: "SluiceVocabulary", swiftSettings: swift6),
         // Test-only: counts heap allocations (the zero-allocation forwarding test).
@@ -77,12 +80,12 @@ let package = Package(
         .target(name: "SluiceRTP", dependencies: ["SluiceWire"], swiftSettings: packetPath),
         .target(name: "SluiceSDP", dependencies: ["SluiceWire", "SluiceVocabulary"], swiftSettings: swift6),
         .target(name: "SluiceTransport",
-                dependencies: ["SluiceWire", "SluiceRTP", "SluiceVocabulary", "CShims", "COpenSSL", "CSRTP",
+                dependencies: ["SluiceWire", "SluiceRTP", "SluiceVocabulary", "SluiceLog", "CShims", "COpenSSL", "CSRTP",
                                "CHMACSHA1"],
                 swiftSettings: packetPath),
         // The packet core: routers, producers, consumers, buffers, estimators. No SDP, no protocol words.
         .target(name: "SluiceMedia",
-                dependencies: ["SluiceWire", "SluiceRTP", "SluiceTransport", "SluiceVocabulary"],
+                dependencies: ["SluiceWire", "SluiceRTP", "SluiceTransport", "SluiceVocabulary", "SluiceLog"],
                 swiftSettings: packetPath),
         // Data channels (docs/design.md "Data channels"): usrsctp on a thread of its own, fed
         // by the transports' DTLS application data; DCEP, and the forwarding of messages.
@@ -92,7 +95,7 @@ let package = Package(
         // The control plane: stream registry, limits, negotiation, mute policy, the event words.
         .target(name: "SluiceControl",
                 dependencies: ["SluiceWire", "SluiceSDP", "SluiceTransport", "SluiceMedia", "SluiceVocabulary",
-                               "SluiceRecord", "SluiceDataChannel", "SluiceJSON"],
+                               "SluiceRecord", "SluiceDataChannel", "SluiceJSON", "SluiceLog"],
                 swiftSettings: swift6),
         // The JSON value (pure Swift, shared by the server and the client SDK) and, apart, the
         // server's strict parser over jansson, so the SDK does not link jansson.
@@ -100,8 +103,8 @@ let package = Package(
         .target(name: "SluiceJSONParser", dependencies: ["SluiceJSON", "CJansson"], swiftSettings: swift6),
         .target(name: "SluiceSignaling",
                 dependencies: ["SluiceWire", "SluiceJSON", "SluiceJSONParser", "SluiceVocabulary", "SluiceMedia",
-                               "SluiceControl", "SluiceTransport", "SluiceDataChannel", "SluiceCalls", "CWebsockets",
-                               "COpenSSL"],
+                               "SluiceControl", "SluiceTransport", "SluiceDataChannel", "SluiceCalls", "SluiceLog",
+                               "CWebsockets", "COpenSSL"],
                 swiftSettings: swift6),
         // Recording (docs/recording.md): frames reassembled from a stream's RTP, off the packet
         // path, written to WebM or MP4 by libavformat on the recorder thread.
@@ -121,7 +124,7 @@ let package = Package(
         .target(name: "SluiceServer",
                 dependencies: ["SluiceWire", "SluiceJSON", "SluiceJSONParser", "SluiceVocabulary", "SluiceMedia",
                                "SluiceControl", "SluiceSignaling", "SluiceTransport", "SluiceCluster", "SluiceRecord",
-                               "SluiceDataChannel", "SluiceCalls", "SluiceCallLog", "CShims"],
+                               "SluiceDataChannel", "SluiceCalls", "SluiceCallLog", "SluiceLog", "CShims"],
                 swiftSettings: swift6),
         .target(name: "SluiceClient",
                 // The media part needs SluiceTransport (epoll, Linux); signaling builds everywhere.
@@ -148,8 +151,8 @@ let package = Package(
         .testTarget(name: "SluiceRTPTests", dependencies: ["SluiceRTP"], swiftSettings: swift5),
         .testTarget(name: "SluiceVocabularyTests", dependencies: ["SluiceVocabulary"], swiftSettings: swift5),
         .testTarget(name: "SluiceSDPTests", dependencies: ["SluiceSDP", "SluiceVocabulary"], resources: [.copy("Offers")], swiftSettings: swift5),
-        .testTarget(name: "SluiceTransportTests", dependencies: ["CShims", "SluiceTransport", "SluiceVocabulary"], swiftSettings: swift5),
-        .testTarget(name: "SluiceMediaTests", dependencies: ["SluiceMedia", "SluiceVocabulary"], swiftSettings: swift5),
+        .testTarget(name: "SluiceTransportTests", dependencies: ["CShims", "SluiceTransport", "SluiceVocabulary", "SluiceLog"], swiftSettings: swift5),
+        .testTarget(name: "SluiceMediaTests", dependencies: ["SluiceMedia", "SluiceVocabulary", "SluiceLog"], swiftSettings: swift5),
         .testTarget(name: "SluiceControlTests",
                     dependencies: ["SluiceControl", "SluiceMedia", "SluiceTransport", "SluiceVocabulary"],
                     swiftSettings: swift5),
@@ -159,12 +162,13 @@ let package = Package(
         .testTarget(name: "SluiceCallsTests", dependencies: ["SluiceCalls"], swiftSettings: swift5),
         .testTarget(name: "SluiceCallLogTests", dependencies: ["SluiceCallLog", "SluiceCalls", "CSQLite", "SluiceTestPostgres"],
                     swiftSettings: swift5),
+        .testTarget(name: "SluiceLogTests", dependencies: ["SluiceLog"], swiftSettings: swift5),
         .testTarget(name: "SluiceJSONTests", dependencies: ["SluiceJSON", "SluiceJSONParser"], swiftSettings: swift5),
         .testTarget(name: "SluiceSignalingTests",
                     dependencies: ["SluiceSignaling", "SluiceJSON", "SluiceJSONParser", "SluiceControl", "SluiceMedia",
-                                   "SluiceVocabulary", "SluiceCalls"], swiftSettings: swift5),
+                                   "SluiceVocabulary", "SluiceCalls", "SluiceLog"], swiftSettings: swift5),
         .testTarget(name: "SluiceServerTests", dependencies: ["SluiceServer", "SluiceControl", "SluiceMedia", "SluiceVocabulary",
-                                                         "SluiceCluster", "SluiceDataChannel", "SluiceTestPostgres"],
+                                                         "SluiceCluster", "SluiceDataChannel", "SluiceTestPostgres", "SluiceLog"],
                     swiftSettings: swift5),
         .testTarget(name: "SluiceClusterTests",
                     dependencies: ["SluiceCluster", "SluiceJSON", "SluiceJSONParser", "SluiceServer", "SluiceSignaling"],

@@ -41,6 +41,8 @@ public final class ClusterMember: Sendable {
         public var sessions = 0
         public var streams = 0
         public var players = 0
+        /// Set once by a drain, never cleared: the process ends after it.
+        public var draining = false
         public init(workers: Int = 0, sessions: Int = 0, streams: Int = 0, players: Int = 0) {
             self.workers = workers
             self.sessions = sessions
@@ -122,7 +124,16 @@ public final class ClusterMember: Sendable {
     /// The cluster as last seen; never waits for Redis.
     public var snapshot: ClusterSnapshot { published.withLock { $0 } }
 
-    public func setFigures(_ value: Figures) { figures.withLock { $0 = value } }
+    public func setFigures(_ value: Figures) {
+        figures.withLock { figures in
+            let draining = figures.draining
+            figures = value
+            figures.draining = figures.draining || draining
+        }
+    }
+
+    /// The next heartbeat (and every one after it) says this node drains.
+    public func setDraining() { figures.withLock { $0.draining = true } }
 
     /// Called on the heartbeat thread after each heartbeat has set the snapshot (reached Redis
     /// or not), so a reader can act on a dead node at once instead of polling. It must return
@@ -260,9 +271,10 @@ public final class ClusterMember: Sendable {
     /// that threw would stop heartbeating and the node would drop out of the cluster.
     private func heartbeat() {
         let load = figures.withLock { $0 }
-        let record = NodeRecord(nodeId: nodeId, relayAddress: relayAddress, signalingURL: signalingURL,
+        var record = NodeRecord(nodeId: nodeId, relayAddress: relayAddress, signalingURL: signalingURL,
                                 workers: load.workers, sessions: load.sessions, streams: load.streams,
                                 players: load.players, updatedAtMs: Self.wallClockMs())
+        record.draining = load.draining
         let ttl = settings.ttlMs
         var lines: [(warn: Bool, text: String)] = []
         let url = settings.url

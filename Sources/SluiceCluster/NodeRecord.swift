@@ -14,6 +14,9 @@ public struct NodeRecord: Sendable, Equatable {
     public var players: Int
     /// Wall-clock milliseconds since 1970 of the heartbeat that wrote the record.
     public var updatedAtMs: Int64
+    /// The node drains for a restart: it takes no new sessions, streams or players, and no
+    /// node names it as a place to go (`serverDraining`'s `servers`).
+    public var draining = false
 
     public init(nodeId: String, relayAddress: String, signalingURL: String, workers: Int = 0, sessions: Int = 0,
                 streams: Int = 0, players: Int = 0, updatedAtMs: Int64 = 0) {
@@ -27,10 +30,19 @@ public struct NodeRecord: Sendable, Equatable {
         self.updatedAtMs = updatedAtMs
     }
 
+    /// `serverDraining`'s and the admin API's places to go: the other nodes that take sessions.
+    public static func placesToGo(_ nodes: [NodeRecord], besides nodeId: String) -> [String] {
+        nodes.filter { $0.nodeId != nodeId && !$0.draining }.map(\.signalingURL).sorted()
+    }
+
     public var json: JSONValue {
-        ["nodeId": .string(nodeId), "relayAddress": .string(relayAddress), "signalingURL": .string(signalingURL),
-         "workers": JSONValue(workers), "sessions": JSONValue(sessions), "streams": JSONValue(streams),
-         "players": JSONValue(players), "updatedAt": JSONValue(updatedAtMs)]
+        var object: JSONObject = [
+            "nodeId": .string(nodeId), "relayAddress": .string(relayAddress), "signalingURL": .string(signalingURL),
+            "workers": JSONValue(workers), "sessions": JSONValue(sessions), "streams": JSONValue(streams),
+            "players": JSONValue(players), "updatedAt": JSONValue(updatedAtMs)]
+        // Only when set, so that records read the same to nodes of a version without drains.
+        if draining { object["draining"] = true }
+        return .object(object)
     }
 
     /// Reads a record back; nil for anything that is not one (another program's key, junk).
@@ -44,8 +56,10 @@ public struct NodeRecord: Sendable, Equatable {
         }
         guard let workers = count("workers"), let sessions = count("sessions"), let streams = count("streams"),
               let players = count("players"), let updated = value["updatedAt"]?.intValue else { return nil }
+        if let draining = value["draining"], draining.boolValue == nil { return nil }
         self.init(nodeId: nodeId, relayAddress: relay, signalingURL: signaling, workers: workers, sessions: sessions,
                   streams: streams, players: players, updatedAtMs: updated)
+        self.draining = value["draining"]?.boolValue ?? false
     }
 
     public init?(bytes: [UInt8]) {

@@ -1,6 +1,7 @@
 import SluiceRecord
 import SluiceTransport
 import SluiceWire
+import SluiceLog
 
 /// What the media engine needs from the server config (`rtc` and `limits`).
 public struct MediaEngineConfig: Sendable {
@@ -13,7 +14,7 @@ public struct MediaEngineConfig: Sendable {
     public var tcpBasePort: UInt16?
     public var tcpOptions = TCPMediaOptions()
     /// Where workers write their log lines (bad TCP input); nil: nowhere.
-    public var workerLog: (@Sendable (String) -> Void)?
+    public var workerLog: Log?
     public var announcedAddresses: [String]
     public var iceConsentTimeoutSeconds: Int
     /// A publisher that sends no media for this long fails with "Failed by RTP activity"; 0: off.
@@ -32,7 +33,7 @@ public struct MediaEngineConfig: Sendable {
 
     public init(bindAddress: SocketAddress, basePort: UInt16, workers: Int, announcedAddresses: [String],
                 iceConsentTimeoutSeconds: Int = 10, maxStreams: Int = 1000, maxPlayersPerStream: Int = 500,
-                tcpBasePort: UInt16? = nil, workerLog: (@Sendable (String) -> Void)? = nil) {
+                tcpBasePort: UInt16? = nil, workerLog: Log? = nil) {
         self.bindAddress = bindAddress
         self.tcpBasePort = tcpBasePort
         self.workerLog = workerLog

@@ -1,6 +1,7 @@
 import SluiceCallLog
 import SluiceCalls
 import SluiceSignaling
+import SluiceLog
 
 extension Server {
     /// The call log of `calls.database` (nil when it is ""): an SQLite file for a path,

@@ -7,6 +7,7 @@ import SluiceRecord
 import SluiceSignaling
 import SluiceVocabulary
 import SluiceWire
+import SluiceLog
 
 /// One running Sluice: the media engine (workers) and the signaling server, wired together.
 /// A library type, so tests can start a server in-process.
@@ -36,7 +37,10 @@ public final class Server {
         }
         self.config = config
         let level = Log.Level(name: config.logLevel) ?? .info
-        log = Log(level: level, subsystem: "server")
+        // Every line of a node in a cluster names it, so one log store can hold every node's.
+        let log = Log(level: level, subsystem: "server", format: LogFormat(rawValue: config.logFormat) ?? .text,
+                      fields: config.cluster.map { [.node($0.nodeId)] } ?? [])
+        self.log = log
         guard let bind = SocketAddress(host: config.rtcBindAddress, port: UInt16(config.rtcPort)) else {
             throw ConfigError(key: "rtc.bindAddress", problem: "is not an address")
         }
@@ -46,14 +50,14 @@ public final class Server {
             iceConsentTimeoutSeconds: config.iceConsentTimeoutSeconds,
             maxStreams: config.maxStreams, maxPlayersPerStream: config.maxPlayersPerStream,
             tcpBasePort: config.tcpPortOrNil.map { UInt16($0) },
-            workerLog: Server.workerLog(level: level))
+            workerLog: log.component("media"))
         mediaConfig.rtpTimeoutSeconds = config.rtpTimeoutSeconds
         mediaConfig.udpSegmentation = config.udpSegmentation
         mediaConfig.srtp = config.srtp
         mediaConfig.recording = config.recording
-        let recordingLog = Log(level: level, subsystem: "recording")
+        let recordingLog = log.component("recording")
         mediaConfig.recorderLog = { line in recordingLog.info(line) }
-        let dataLog = Log(level: level, subsystem: "datachannel")
+        let dataLog = log.component("datachannel")
         SCTPStack.shared.setLog { line in dataLog.warn(line) }
         do {
             media = try MediaEngine(config: mediaConfig)
@@ -73,15 +77,15 @@ public final class Server {
         if let credentials = try config.loadTLSCredentials() {
             signalingConfig.tls = TLSSettings(credentials: credentials, redirectPort: config.tlsRedirectPort)
         }
-        signaling = SignalingServer(config: signalingConfig, media: media, log: Log(level: level, subsystem: "signaling"))
-        callLog = try Server.openCallLog(config, log: Log(level: level, subsystem: "calls"))
+        signaling = SignalingServer(config: signalingConfig, media: media, log: log.component("signaling"))
+        callLog = try Server.openCallLog(config, log: log.component("calls"))
         signaling.sessions.callLog = callLog
-        cluster = config.cluster.map { Server.clusterMember($0, config: config, tls: signalingConfig.tls != nil, level: level) }
+        cluster = config.cluster.map { Server.clusterMember($0, config: config, tls: signalingConfig.tls != nil, log: log) }
         let media = self.media
         clusterNames = cluster.map { ClusterStreamNames(member: $0, workers: config.workerCount, media: media) }
         signaling.sessions.nameRegistry = clusterNames
         if let cluster {
-            let clusterLog = Log(level: level, subsystem: "cluster")
+            let clusterLog = log.component("cluster")
             let levels = LevelExchange(member: cluster, log: ClusterLog(info: { clusterLog.info($0) },
                                                                           warn: { clusterLog.warn($0) }))
             Server.connectSpeakers(levels, to: signaling)
@@ -93,11 +97,11 @@ public final class Server {
             signaling.sessions.join(ClusterCalls(member: cluster, secret: secret))
         }
         ClusterCallEndpoint(secret: config.cluster?.secret, sessions: signaling.sessions,
-                            log: Log(level: level, subsystem: "cluster")).register(on: signaling.router)
+                            log: log.component("cluster")).register(on: signaling.router)
         // A relay link's candidate: the host other nodes reach this one at.
         media.relayHost = config.cluster.flatMap { Server.host(ofRelayAddress: $0.relayAddress) }
         ClusterLinkEndpoint(secret: config.cluster?.secret, nodeID: cluster?.nodeId, media: media,
-                            log: Log(level: level, subsystem: "cluster")).register(on: signaling.router)
+                            log: log.component("cluster")).register(on: signaling.router)
         AdminAPI(adminToken: config.adminToken, metricsToken: config.metricsToken, media: media, signaling: signaling).register(on: signaling.router)
         AdminCluster(adminToken: config.adminToken, member: cluster, redis: config.cluster?.redis,
                      links: { (media.linkViews, media.edgeLinks) }).register(on: signaling.router)
@@ -107,6 +111,7 @@ public final class Server {
         precall.register(on: signaling.router)
         AdminCalls(adminToken: config.adminToken, sessions: signaling.sessions).register(on: signaling.router)
         StaticFiles(root: config.webRoot).register(on: signaling.router)
+        registerDrain(on: signaling.router)
         let signaling = self.signaling
         let cluster = self.cluster
         AdminTables(adminToken: config.adminToken, sizes: { [weak whip, weak precall] in
@@ -130,20 +135,14 @@ public final class Server {
 
     /// The heartbeat thread of `cluster`; it starts with the server and talks to Redis only
     /// from its own thread (or from a caller that claims a stream), never blocking signaling.
-    static func clusterMember(_ cluster: ClusterConfig, config: ServerConfig, tls: Bool, level: Log.Level) -> ClusterMember {
-        let log = Log(level: level, subsystem: "cluster")
+    static func clusterMember(_ cluster: ClusterConfig, config: ServerConfig, tls: Bool, log: Log) -> ClusterMember {
+        let log = log.component("cluster")
         let scheme = tls ? "wss" : "ws"
         return ClusterMember(settings: ClusterMember.Settings(url: cluster.redis), nodeId: cluster.nodeId,
                              relayAddress: cluster.relayAddress,
                              signalingURL: "\(scheme)://\(config.httpHost):\(config.httpPort)/ws",
                              figures: ClusterMember.Figures(workers: config.workerCount),
                              log: ClusterLog(info: { log.info($0) }, warn: { log.warn($0) }))
-    }
-
-    /// Media workers log only bad TCP input (rate-limited), as warnings.
-    static func workerLog(level: Log.Level) -> @Sendable (String) -> Void {
-        let log = Log(level: level, subsystem: "media")
-        return { line in log.warn(line) }
     }
 
     /// An app of the config as signaling sees it: hooks when `hooks.url` is set.

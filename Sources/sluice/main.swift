@@ -96,14 +96,29 @@ let fileLimitReport = OpenFileLimit.report(fileLimit, needed: OpenFileLimit.need
 if fileLimitReport.isWarning { server.log.warn(fileLimitReport.message) } else { server.log.info(fileLimitReport.message) }
 if let warning = StartupCheck.warning(config, insecureDev: insecureDev) { server.log.warn(warning) }
 
-var received: Int32 = 0
-while true {
-    sigwait(&signals, &received)
-    guard received == SIGHUP else { break }
-    // A certificate renewal: load and check here, then the signaling thread swaps it in.
-    server.log.info("SIGHUP: reloading the TLS certificate")
-    server.reloadTLSCertificate()
+// SIGTERM drains (Server+Drain.swift): the loop then waits for the last session or the
+// deadline, polling four times a second; a second SIGTERM, or SIGINT, stops at once. A drain
+// begun by `POST /api/v1/drain` ends the same way.
+var pollInterval = timespec(tv_sec: 0, tv_nsec: 250_000_000)
+var stopReason = ""
+while stopReason.isEmpty {
+    let received = sigtimedwait(&signals, nil, &pollInterval)
+    switch received {
+    case SIGHUP:
+        // A certificate renewal: load and check here, then the signaling thread swaps it in.
+        server.log.info("SIGHUP: reloading the TLS certificate")
+        server.reloadTLSCertificate()
+    case SIGTERM where server.signaling.isDraining:
+        stopReason = "a second SIGTERM: stopping at once"
+    case SIGTERM:
+        server.log.info("SIGTERM: draining for up to \(config.drainSeconds) s (a second SIGTERM stops at once)")
+        server.drain()
+    case SIGINT:
+        stopReason = "SIGINT: shutting down"
+    default:
+        if server.isDrained { stopReason = "drained: shutting down" }
+    }
 }
-server.log.info("signal \(received): shutting down")
+server.log.info(stopReason)
 server.shutdown()
 exit(0)

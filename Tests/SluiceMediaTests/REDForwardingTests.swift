@@ -2,6 +2,7 @@ import SluiceRTP
 import SluiceTransport
 import SluiceVocabulary
 import Synchronization
+import SluiceLog
 import Testing
 @testable import SluiceMedia
 
@@ -85,7 +86,7 @@ struct REDForwardingTests {
     @Test func thePublisherSideParsesOnceAndDropsBadRED() throws {
         let worker = try MediaTestSupport.worker()
         let lines = Mutex<[String]>([])
-        worker.log = { line in lines.withLock { $0.append(line) } }
+        worker.log = Log(level: .info, subsystem: "media", format: .json, sink: { line in lines.withLock { $0.append(line) } })
         let producer = try producer(worker: worker)
         let bad = [0xef, 0x0f, 0x00, 0x09, 0x6f, 0xa1] as [UInt8]
         let packets = [rtp(1), rtp(2, payload: bad), rtp(3), rtp(4, payloadType: 111), rtp(5, payload: bad)]
@@ -96,5 +97,6 @@ struct REDForwardingTests {
         #expect(producer.state.audio?.malformedRED == 2)
         #expect(lines.withLock { $0 }.count == 1)
         #expect(lines.withLock { $0 }.first?.contains("Opus RED") == true)
+        #expect(lines.withLock { $0 }.first?.contains("\"stream\":") == true)
     }
 }

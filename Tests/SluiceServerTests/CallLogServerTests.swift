@@ -4,6 +4,7 @@ import SluiceJSON
 import SluiceSignaling
 import SluiceTestPostgres
 import Testing
+import SluiceLog
 @testable import SluiceServer
 
 /// Which call log `calls.database` opens, and the one log two servers share in PostgreSQL

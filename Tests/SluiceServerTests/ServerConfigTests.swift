@@ -30,6 +30,13 @@ struct ServerConfigTests {
         #expect(config.tcpPortOrNil == 10000)
     }
 
+    @Test func logFormatAndDrainSeconds() throws {
+        let defaults = try parse("{}")
+        #expect(defaults.logFormat == "text" && defaults.drainSeconds == 30)
+        let set = try parse(#"{"log": {"format": "json"}, "server": {"drainSeconds": 5}}"#)
+        #expect(set.logFormat == "json" && set.drainSeconds == 5)
+    }
+
     @Test func tcpPortFollowsThePortUnlessSetOrTurnedOff() throws {
         #expect(try parse(#"{"rtc": {"port": 20000}}"#).tcpPortOrNil == 20000)
         #expect(try parse(#"{"rtc": {"port": 20000, "tcpPort": 443}}"#).tcpPortOrNil == 443)
@@ -53,6 +60,8 @@ struct ServerConfigTests {
         (#"{"apps": [{"key": "a"}, {"key": "a"}]}"#, "apps[1].key", "repeats"),
         (#"{"apps": [{"key": "a", "hooks": {"url": "ftp://x"}}]}"#, "apps[0].hooks.url", "http://"),
         (#"{"log": {"level": "loud"}}"#, "log.level", "must be one of"),
+        (#"{"log": {"format": "xml"}}"#, "log.format", "must be one of"),
+        (#"{"server": {"drainSeconds": -1}}"#, "server.drainSeconds", "between 0 and 86400"),
         (#"{"apps": [{"key": "a", "limits": {"maxBitrateKbps": 0}}]}"#, "apps[0].limits.maxBitrateKbps", "between"),
         (#"{"apps": [{"key": "a", "limits": {"maxBitrate": 5}}]}"#, "apps[0].limits.maxBitrate", "not a known setting"),
         (#"{"limits": {"maxMessageBytes": 10}}"#, "limits.maxMessageBytes", "between"),

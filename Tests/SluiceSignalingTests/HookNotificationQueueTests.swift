@@ -3,6 +3,7 @@ import SluiceJSON
 import SluiceJSONParser
 @testable import SluiceSignaling
 import Testing
+import SluiceLog
 
 /// Records every hook POST and completes it only when a test says so.
 final class FakeHookTransport: HookTransport, @unchecked Sendable {

@@ -5,6 +5,7 @@ import SluiceMedia
 @testable import SluiceSignaling
 import SluiceVocabulary
 import Testing
+import SluiceLog
 
 /// A session manager with two apps: "demo" without hooks and "hooked" with them, behind a
 /// fake hook transport.

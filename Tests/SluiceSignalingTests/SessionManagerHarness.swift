@@ -4,6 +4,7 @@ import SluiceMedia
 @testable import SluiceSignaling
 import SluiceVocabulary
 import Testing
+import SluiceLog
 
 /// A manually advanced monotonic clock.
 final class TestClock: @unchecked Sendable {

@@ -4,6 +4,7 @@ import SluiceMedia
 @testable import SluiceSignaling
 import SluiceVocabulary
 import Testing
+import SluiceLog
 
 /// coturn's shared-secret credentials (use-auth-secret), `connect`'s `iceServers` and the
 /// WHIP/WHEP `Link` header fields. The expected passwords were computed independently with

@@ -5,6 +5,7 @@ import SluiceMedia
 @testable import SluiceSignaling
 import SluiceVocabulary
 import Testing
+import SluiceLog
 
 /// A WHIP endpoint on the hook harness's session manager (apps "demo" and "hooked", a fake
 /// engine and a fake hook transport); `runSoon` work runs when the test says.

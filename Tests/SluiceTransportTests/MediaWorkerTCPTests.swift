@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import SluiceWire
 import Synchronization
+import SluiceLog
 import Testing
 @testable import SluiceTransport
 
@@ -50,7 +51,8 @@ private func makeServer(_ options: TCPMediaOptions = TCPMediaOptions(), log: Log
     let loopback = SocketAddress(host: "127.0.0.1", port: 0)!
     let worker = try MediaWorker(index: 0, bindAddress: loopback, tcpBindAddress: loopback, tcpOptions: options,
                                  poolCapacity: 512)
-    worker.log = log.sink
+    // JSON, so that the tests see the address as its own field too.
+    worker.log = Log(level: .info, subsystem: "media", format: .json, sink: log.sink)
     worker.start()
     return worker
 }
@@ -99,6 +101,7 @@ private func makeServer(_ options: TCPMediaOptions = TCPMediaOptions(), log: Log
         let lines = log.all
         #expect(lines.count == 2, "\(lines)")
         #expect(lines.contains { $0.contains(":\(garbagePort):") && $0.contains("not STUN") })
+        #expect(lines.contains { $0.contains("\"remote\":\"127.0.0.1:\(garbagePort)\"") })
         #expect(lines.contains { $0.contains(":\(oversizePort):") && $0.contains("65535") })
         #expect(worker.tcpConnectionsOpen == 2)
     }

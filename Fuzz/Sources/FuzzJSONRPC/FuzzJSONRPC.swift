@@ -2,6 +2,7 @@ import SluiceCalls
 import SluiceControl
 import SluiceJSON
 import SluiceJSONParser
+import SluiceLog
 import SluiceMedia
 import SluiceSignaling
 import SluiceVocabulary
@@ -92,7 +93,9 @@ let bob: RPCSession = {
 }()
 
 /// One message to a fresh session and one to a connected session; then, when the input is
-/// JSON, parse -> serialize -> parse must give the same value.
+/// JSON, parse -> serialize -> parse must give the same value. Last, the input's bytes as a
+/// client string in a JSON log line (`log.format: "json"`) must leave one line that jansson
+/// parses back to the same string.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSONRPC(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = UnsafeRawBufferPointer(start: data, count: size)
@@ -115,6 +118,12 @@ public func fuzzJSONRPC(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         guard let again = try? JSONValue.parse(text) else { fatalError("re-parse failed: \(text)") }
         guard again == value else { fatalError("round trip changed the value: \(text)") }
         guard again.serialized() == text else { fatalError("serialization is not stable: \(text)") }
+    }
+    let client = String(decoding: bytes, as: UTF8.self)
+    let line = LogLine(time: "t", level: .info, component: "fuzz", message: client, fields: [.stream(client)]).json
+    guard !line.contains("\n"), let logged = try? JSONValue.parse(line),
+          logged["message"]?.stringValue == client, logged["stream"]?.stringValue == client else {
+        fatalError("a JSON log line of the input is not one line of valid JSON: \(line)")
     }
     return 0
 }

@@ -1,6 +1,7 @@
 import SluiceRTP
 import SluiceTransport
 import SluiceWire
+import SluiceLog
 
 /// The publisher side of one stream: receives its RTP and RTCP, tells simulcast layers
 /// apart, keeps reception statistics, detects key frames and sizes, answers with receiver
@@ -224,8 +225,9 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
                 state.audio!.malformedRED &+= 1
                 // Once per publisher: a sender that gets RED wrong gets it wrong on every packet.
                 if state.audio!.malformedRED == 1 {
-                    transport.worker.log?("stream \(parameters.stream): publisher \(parameters.handle) sent an Opus RED "
-                                          + "packet whose blocks do not fit it; such packets are dropped")
+                    transport.worker.log?.warn("stream \(parameters.stream): publisher \(parameters.handle) sent an Opus "
+                                               + "RED packet whose blocks do not fit it; such packets are dropped",
+                                               [.stream(parameters.stream), .handle("\(parameters.handle)")])
                 }
                 return
             }

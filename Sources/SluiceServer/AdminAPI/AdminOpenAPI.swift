@@ -164,8 +164,10 @@ enum AdminOpenAPI {
       "security": [{"adminToken": []}],
       "paths": {
         "/health": {
-          "get": {"summary": "Liveness", "security": [],
+          "get": {"summary": "Liveness; 503 while the server drains, so that a load balancer sends new clients elsewhere", "security": [],
                   "responses": {"200": {"description": "{\"status\":\"ok\", \"version\", \"sessions\", \"uptimeSeconds\"}",
+                                        "content": {"application/json": {"schema": {"type": "object"}}}},
+                                "503": {"description": "{\"status\":\"draining\", \"version\", \"sessions\", \"uptimeSeconds\"}",
                                         "content": {"application/json": {"schema": {"type": "object"}}}}}}
         },
         "/metrics": {
@@ -288,6 +290,15 @@ enum AdminOpenAPI {
                             "content": {"application/json": {"schema": {"type": "object", "required": ["tables"],
                               "properties": {"tables": {"type": "object", "additionalProperties": {"type": "integer"}}}}}}},
                     "x-errors": [401, 403]}}
+        },
+        "/api/v1/drain": {
+          "post": {"summary": "Drain for a restart, as SIGTERM does: /health turns 503, new sessions, streams and players get 1017, sessions hear serverDraining, and the process exits 0 once the last session ends or server.drainSeconds pass",
+                   "responses": {
+                     "202": {"description": "The drain runs (or already ran)",
+                             "content": {"application/json": {"schema": {"type": "object", "required": ["status", "drainSeconds"],
+                               "properties": {"status": {"type": "string", "enum": ["draining"]},
+                                              "drainSeconds": {"type": "integer"}}}}}},
+                     "x-errors": [401, 403, 405]}}
         },
         "/api/v1/sessions/{id}": {
           "parameters": [{"$ref": "#/components/parameters/sessionId"}],

@@ -1,5 +1,6 @@
 import SluiceJSON
 import SluiceSignaling
+import SluiceLog
 
 /// `POST /api/v1/cluster/calls` (docs/protocol.md section 2; docs/cluster.md, "Calls across
 /// nodes"): another node's batch of call messages, handed to the session layer on the service

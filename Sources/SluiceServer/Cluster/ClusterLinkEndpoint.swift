@@ -2,6 +2,7 @@ import SluiceControl
 import SluiceJSON
 import SluiceSignaling
 import SluiceWire
+import SluiceLog
 
 /// The origin's side of the nodes' control channel (docs/protocol.md section 2, docs/cluster.md
 /// "Relay links"): `POST /api/v1/cluster/links` opens a relay link of a stream to the edge that
@@ -47,7 +48,7 @@ final class ClusterLinkEndpoint {
         case 1:
             guard request.method == "DELETE" else { return AdminAPI.methodNotAllowed("DELETE") }
             media.closeLink(segments[0])
-            log.info("relay link \(segments[0]) closed by its edge")
+            log.info("relay link \(segments[0]) closed by its edge", [.handle(segments[0])])
             return .json([:])
         default:
             return .notFound
@@ -72,7 +73,8 @@ final class ClusterLinkEndpoint {
         }
         do {
             let answer = try media.openLink(link)
-            log.info("relay link \(answer.link) of \(link.stream) opened for node \(link.edgeNode)")
+            log.info("relay link \(answer.link) of \(link.stream) opened for node \(link.edgeNode)",
+                     [.handle(answer.link), .stream(link.stream), .peer(link.edgeNode)])
             return .json(LinkJSON.json(answer))
         } catch {
             switch error {
@@ -91,7 +93,8 @@ final class ClusterLinkEndpoint {
         let now = MonotonicClock.nowMicros()
         guard refusalLoggedAt == 0 || now &- refusalLoggedAt >= 60_000_000 else { return }
         let from = request.header("x-forwarded-for").map { " (x-forwarded-for \($0))" } ?? ""
-        log.warn("cluster link request with a missing or wrong cluster.secret\(from); \(refusedSinceLog) such in the last minute")
+        log.warn("cluster link request with a missing or wrong cluster.secret\(from); \(refusedSinceLog) such in the last minute",
+                 [.suppressed(refusedSinceLog - 1)])
         refusedSinceLog = 0
         refusalLoggedAt = now
     }

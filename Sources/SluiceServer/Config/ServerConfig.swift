@@ -82,6 +82,12 @@ public struct ServerConfig: Sendable {
     /// Bearer token `/metrics` requires; empty: none.
     public var metricsToken = ""
     public var logLevel = "info"
+    /// `log.format`: "text" (a line a human reads) or "json" (an object a line, for journald,
+    /// Loki or ELK; docs/config.md).
+    public var logFormat = "text"
+    /// `server.drainSeconds`: how long a drain (SIGTERM, `POST /api/v1/drain`) lets running
+    /// sessions go on before the server closes them and stops.
+    public var drainSeconds = 30
     public var maxMessageBytes = 262_144
     public var requestsPerSecond = 50
     public var maxSessions = 1000
@@ -128,7 +134,8 @@ public struct ServerConfig: Sendable {
         let top = try ConfigReader(root, path: "", known: ["server", "rtc", "apps", "admin", "metrics", "log", "limits", "cluster",
                                                                "recording", "calls"])
 
-        let server = try top.child("server", known: ["host", "port", "webRoot", "tls"])
+        let server = try top.child("server", known: ["host", "port", "webRoot", "tls", "drainSeconds"])
+        config.drainSeconds = try server.int("drainSeconds", default: config.drainSeconds, range: 0...86_400)
         config.httpHost = try server.string("host", default: config.httpHost)
         try requireAddress(config.httpHost, key: "server.host")
         config.httpPort = try server.int("port", default: config.httpPort, range: 1...65535)
@@ -240,8 +247,9 @@ public struct ServerConfig: Sendable {
         let metrics = try top.child("metrics", known: ["token"])
         config.metricsToken = try metrics.string("token", default: config.metricsToken)
 
-        let log = try top.child("log", known: ["level"])
+        let log = try top.child("log", known: ["level", "format"])
         config.logLevel = try log.string("level", default: config.logLevel, allowed: ["debug", "info", "warn", "error"])
+        config.logFormat = try log.string("format", default: config.logFormat, allowed: ["text", "json"])
 
         let limits = try top.child("limits", known: ["maxMessageBytes", "requestsPerSecond", "maxSessions",
                                                      "maxHandlesPerSession", "maxStreams", "maxPlayersPerStream"])

@@ -2,6 +2,7 @@ import SluiceControl
 import SluiceJSON
 import SluiceMedia
 import SluiceVocabulary
+import SluiceLog
 
 /// Moderator calls over the WebSocket: a session whose token has the `admin` grant may mute
 /// and unmute any stream of its own app for every player, as the admin API's server-side mute
@@ -26,7 +27,8 @@ final class ModerationHandler {
             throw RPCError(error)
         }
         table.log.info("connection \(session.connectionID): \(muted ? "muted" : "unmuted") \(kind.rawValue) of \(stream)"
-                       + " as moderator" + (session.identity.map { " \"\($0)\"" } ?? ""))
+                       + " as moderator" + (session.identity.map { " \"\($0)\"" } ?? ""),
+                       session.logFields + [.stream(stream)])
         return [:]
     }
 

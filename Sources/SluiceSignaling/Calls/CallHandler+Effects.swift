@@ -3,6 +3,7 @@ import SluiceControl
 import SluiceJSON
 import SluiceMedia
 import SluiceVocabulary
+import SluiceLog
 
 /// Carrying out what the call machine decided: notifications, the log, the call streams'
 /// hold and end, and hooks; and feeding it sessions, media statuses and time.
@@ -23,7 +24,7 @@ extension CallHandler {
                 callLog?.write(record)
                 if let result = record.endResult {
                     table.log.info("call \(record.callID) (\(record.caller) to \(record.callee)): ended \(result)"
-                                   + (record.endedBy.map { " by \($0)" } ?? ""))
+                                   + (record.endedBy.map { " by \($0)" } ?? ""), [.call(record.callID)])
                 }
             case let .hold(callID, held):
                 guard let call = callBook.call(callID) else { continue }

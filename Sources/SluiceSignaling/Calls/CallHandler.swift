@@ -1,6 +1,7 @@
 import SluiceCalls
 import SluiceJSON
 import SluiceVocabulary
+import SluiceLog
 
 /// The call methods of docs/protocol.md section 6, "Calls": params here, the rules in
 /// SluiceCalls' `CallBook`, its effects in CallHandler+Effects.swift, and calls across a
@@ -50,7 +51,8 @@ final class CallHandler {
             } catch {
                 throw RPCError(error)
             }
-            table.log.info("session \(sessionID): \(session.identity ?? "") calls \(to): call \(made.callID)")
+            table.log.info("session \(sessionID): \(session.identity ?? "") calls \(to): call \(made.callID)",
+                           session.logFields + [.call(made.callID)])
             // The reply goes first; the call's notifications follow it.
             afterReply.append(made.effects)
             return ["callId": .string(made.callID)]

@@ -2,6 +2,7 @@ import SluiceControl
 import SluiceJSON
 import SluiceMedia
 import SluiceVocabulary
+import SluiceLog
 
 /// Authorizing hooks park their request (docs/protocol.md section 4): the reply waits for the
 /// backend, and everything the session sends meanwhile waits behind it. Other sessions are
@@ -35,7 +36,7 @@ final class HookHandler {
         let body = hookBody(event, appKey: appKey, sessionID: sessionID, session: session, fields: fields, custom: custom)
         guard let request = dispatcher.request(event, app: appKey, body: body) else { return }
         let token = park(session, id: id, label: event.rawValue, finish: finish)
-        table.log.debug("connection \(session.connectionID): \(event.rawValue) waits for \(request.url)")
+        table.log.debug("connection \(session.connectionID): \(event.rawValue) waits for \(request.url)", session.logFields)
         dispatcher.authorize(request, token: token)
     }
 
@@ -76,7 +77,8 @@ final class HookHandler {
         if let token = session.hooks.parkedToken {
             parked[token] = nil
             session.hooks.parkedToken = nil
-            table.log.debug("connection \(session.connectionID): closed while waiting for a hook; request dropped")
+            table.log.debug("connection \(session.connectionID): closed while waiting for a hook; request dropped",
+                            session.logFields)
         }
         session.hooks.backlog.removeAll()
     }

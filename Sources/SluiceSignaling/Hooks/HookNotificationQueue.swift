@@ -1,4 +1,5 @@
 import Foundation
+import SluiceLog
 
 /// One app's notification hooks (`streamStatus`, `streamEvent`, `disconnect`), sent one at a
 /// time in the order they were queued, so each stream's (and session's) events reach the

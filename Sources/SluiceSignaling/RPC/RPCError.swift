@@ -53,6 +53,10 @@ extension RPCError {
     /// refused rather than made on this node alone, where its name could collide later.
     public static let clusterUnavailable = RPCError(code: 1013, message: "Cluster state unavailable",
                                                     reason: "CLUSTER_UNAVAILABLE")
+    /// 1017: the server drains for a restart (SIGTERM or `POST /api/v1/drain`): no new sessions,
+    /// streams or players; those it has go on until they end or the drain's deadline.
+    public static let serverDraining = RPCError(code: 1017, message: "The server is draining: connect to another",
+                                                reason: "SERVER_DRAINING")
     public static let rateLimitExceeded = RPCError(code: 1008, message: "Rate limit exceeded", reason: "LIMIT_REACHED")
 
     /// 1011: the access token was refused; `reason` tells why.

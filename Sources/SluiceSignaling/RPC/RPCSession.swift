@@ -1,5 +1,6 @@
 import SluiceControl
 import SluiceMedia
+import SluiceLog
 import SluiceVocabulary
 
 /// One WebSocket connection's signaling state. Confined to the service thread; created by
@@ -31,6 +32,8 @@ public final class RPCSession {
     var rateLimiter: RequestRateLimiter
     /// Hook numbering, `custom` objects, and the request parked on a hook (Hooks/).
     var hooks = SessionHookState()
+    /// The client's address as the socket shows it (a proxy's, behind one), for log lines.
+    var remoteAddress: String?
 
     init(connectionID: Int, output: SessionOutput, requestsPerSecond: Int) {
         self.connectionID = connectionID
@@ -56,5 +59,17 @@ public final class RPCSession {
     func close(code: UInt16, reason: String) {
         state = .closing
         output?.close(code: code, reason: reason)
+    }
+}
+
+extension RPCSession {
+    /// The ids of this session for a log line (`log.format: "json"`): its connection number
+    /// always, its session id and app once connected.
+    var logFields: [LogField] {
+        var fields: [LogField] = [.connection(connectionID)]
+        if let sessionID { fields.append(.session(sessionID)) }
+        if let appKey { fields.append(.app(appKey)) }
+        if let remoteAddress { fields.append(.remote(remoteAddress)) }
+        return fields
     }
 }

@@ -1,5 +1,6 @@
 import SluiceCalls
 import SluiceDataChannel
+import SluiceLog
 
 /// Settings of the signaling server (the `server`, `apps` and `limits` parts of the config).
 public struct SignalingConfig: Sendable {

@@ -2,6 +2,7 @@ import CWebsockets
 import SluiceControl
 import SluiceMedia
 import SluiceVocabulary
+import SluiceLog
 
 /// The one lws protocol callback: finds the server through the context's user pointer.
 func signalingServerCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
@@ -52,7 +53,9 @@ extension SignalingServer {
         case LWS_CALLBACK_ESTABLISHED:
             let connection = WebSocketConnection(wsi: wsi, maxMessageBytes: config.maxMessageBytes)
             webSockets[wsi] = connection
-            connection.session = sessions.open(output: connection)
+            let session = sessions.open(output: connection)
+            session.remoteAddress = Self.peerAddress(wsi)
+            connection.session = session
             return 0
         case LWS_CALLBACK_RECEIVE:
             webSocketReceived(wsi, input, length)
@@ -191,6 +194,14 @@ extension SignalingServer {
         headerValue(wsi, WSI_TOKEN_GET_URI)
     }
 
+    /// The connection's peer address without a reverse lookup; nil when lws cannot tell.
+    static func peerAddress(_ wsi: OpaquePointer) -> String? {
+        var name = [CChar](repeating: 0, count: 64)
+        guard lws_get_peer_simple(wsi, &name, name.count) != nil else { return nil }
+        let text = String(cString: name)
+        return text.isEmpty ? nil : text
+    }
+
     // MARK: WebSocket
 
     private func webSocketReceived(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) {
@@ -213,7 +224,8 @@ extension SignalingServer {
     private func webSocketClosed(_ wsi: OpaquePointer) {
         guard let connection = webSockets.removeValue(forKey: wsi) else { return }
         if connection.droppedAsSlow {
-            log.warn("connection \(connection.session?.connectionID ?? 0): dropped, over \(WebSocketConnection.maxQueuedBytes) bytes unread")
+            log.warn("connection \(connection.session?.connectionID ?? 0): dropped, over \(WebSocketConnection.maxQueuedBytes) bytes unread",
+                     connection.session?.logFields ?? [])
         }
         if let session = connection.session {
             connection.session = nil

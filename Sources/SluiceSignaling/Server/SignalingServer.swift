@@ -6,6 +6,7 @@ import SluiceJSON
 import SluiceMedia
 import SluiceVocabulary
 import SluiceWire
+import SluiceLog
 
 public enum SignalingServerError: Error, Equatable, CustomStringConvertible {
     case alreadyStarted
@@ -50,7 +51,7 @@ public final class SignalingServer {
     var redirectVhost: OpaquePointer?
 
     private let waker = ServiceWaker()
-    private let control = ShutdownControl()
+    let control = ShutdownControl()
     private let finished = DispatchSemaphore(value: 0)
     private let startMicros = MonotonicClock.nowMicros()
     private var started = false
@@ -64,6 +65,8 @@ public final class SignalingServer {
     var exchanges: [OpaquePointer: HTTPExchange] = [:]
     var shutdownBegun = false
     var serviceFinished = false
+    /// The drain's progress (SignalingServer+Drain.swift).
+    var drainBegun = false
     /// Work queued by `runSoon`.
     private var soon: [() -> Void] = []
 
@@ -78,7 +81,7 @@ public final class SignalingServer {
         if !router.hasRoute("GET", "/health") {
             router.add("GET", "/health") { [weak self] _ in
                 guard let self else { return .notFound }
-                return .json(self.health())
+                return self.health()
             }
         }
     }
@@ -97,9 +100,13 @@ public final class SignalingServer {
         return sizes
     }
 
-    func health() -> JSONValue {
-        ["status": "ok", "version": .string(config.serverVersion),
-         "sessions": JSONValue(sessions.connectedSessionCount), "uptimeSeconds": JSONValue(uptimeSeconds)]
+    /// 503 while draining, so that a load balancer sends new clients elsewhere.
+    func health() -> HTTPResponse {
+        let draining = sessions.isDraining || control.flags.drain != nil
+        let body: JSONValue = ["status": draining ? "draining" : "ok", "version": .string(config.serverVersion),
+                               "sessions": JSONValue(sessions.connectedSessionCount),
+                               "uptimeSeconds": JSONValue(uptimeSeconds)]
+        return .json(body, status: draining ? 503 : 200)
     }
 
     /// Binds the listen socket and starts the service thread. Throws when it cannot listen.
@@ -261,6 +268,7 @@ public final class SignalingServer {
             for task in tasks { task() }
         }
         let flags = control.flags
+        drainStep(flags)
         if flags.shutdownRequested && !shutdownBegun {
             shutdownBegun = true
             log.info("shutting down: \(sessions.connectedSessionCount) sessions")
@@ -297,6 +305,10 @@ final class ShutdownControl: @unchecked Sendable {
     struct Flags {
         var shutdownRequested = false
         var forceStop = false
+        /// A drain asked for by another thread: its deadline (monotonic µs) and where else to go.
+        var drain: (deadlineMicros: UInt64, servers: [String])?
+        /// The service thread saw the last session end, or the deadline pass.
+        var drained = false
     }
 
     private let lock = NSLock()
@@ -320,6 +332,21 @@ final class ShutdownControl: @unchecked Sendable {
     func forceStop() {
         lock.lock()
         state.forceStop = true
+        lock.unlock()
+    }
+
+    /// False when a drain was already requested.
+    func requestDrain(deadlineMicros: UInt64, servers: [String]) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if state.drain != nil { return false }
+        state.drain = (deadlineMicros, servers)
+        return true
+    }
+
+    func markDrained() {
+        lock.lock()
+        state.drained = true
         lock.unlock()
     }
 }

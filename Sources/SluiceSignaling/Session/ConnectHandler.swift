@@ -2,6 +2,7 @@ import SluiceControl
 import SluiceJSON
 import SluiceMedia
 import SluiceVocabulary
+import SluiceLog
 
 /// `connect`: access (app key or token, Auth/ConnectHandler+Access.swift), the session limit,
 /// the connect hook, and the session's establishment with its ICE servers.
@@ -21,6 +22,7 @@ final class ConnectHandler {
         let config = table.config
         // A second connect is a state error of the request itself, like 1000 before connect.
         guard session.sessionID == nil else { throw .invalidRequest("the session is already connected") }
+        try table.refuseWhileDraining()
         let token = try params.optionalString("token")
         // With a token the app key may be left out: the token's `iss` names the app.
         let givenKey = token == nil ? try params.requiredString("appKey") : try params.optionalString("appKey")
@@ -57,7 +59,8 @@ final class ConnectHandler {
         if hooks.hasHooks(app: appKey) {
             hooks.park(session, id: requestID, event: .connect, appKey: appKey, sessionID: id, fields: [:],
                        custom: custom) { [unowned self] session throws(RPCError) in
-                // Others may have connected while the hook ran.
+                // Others may have connected while the hook ran, or a drain begun.
+                try table.refuseWhileDraining()
                 guard table.connected.count < config.maxSessions else { throw .limitReached("sessions") }
                 guard table.connected[id] == nil else { throw .internalError("session id taken") }
                 hooks.subjects[id] = session
@@ -75,7 +78,7 @@ final class ConnectHandler {
         session.appKey = appKey
         table.connected[id] = session
         table.log.info("connection \(session.connectionID): session \(id) connected with app key \(appKey)"
-                       + (session.identity.map { " as \"\($0)\"" } ?? ""))
+                       + (session.identity.map { " as \"\($0)\"" } ?? ""), session.logFields)
         var result: JSONObject = ["sessionId": .string(id), "serverVersion": .string(table.config.serverVersion),
                                   "iceServers": iceServers(user: id)]
         if let identity = session.identity { result["identity"] = .string(identity) }

@@ -2,6 +2,7 @@ import SluiceControl
 import SluiceJSON
 import SluiceMedia
 import SluiceVocabulary
+import SluiceLog
 
 /// Incoming messages: admission (rate limit, parked hooks), parse, dispatch, reply, and the
 /// follow-ups that come after the reply; and the end of a parked request's wait, whose reply
@@ -62,12 +63,13 @@ extension SessionManager: SessionPipeline {
             if error.answered {
                 table.reject(session, id: error.id, error.error)
             } else {
-                log.info("connection \(session.connectionID): ignored a malformed notification: \(error.error.message)")
+                log.info("connection \(session.connectionID): ignored a malformed notification: \(error.error.message)",
+                         session.logFields)
             }
             return
         }
         guard case .request(let id, let method, let params) = envelope else {
-            log.debug("connection \(session.connectionID): notification ignored")
+            log.debug("connection \(session.connectionID): notification ignored", session.logFields)
             return
         }
         var followUp = FollowUp.none
@@ -79,7 +81,7 @@ extension SessionManager: SessionPipeline {
             }
             session.send(RPCMessage.result(id: id, result))
         } catch {
-            log.info("connection \(session.connectionID): \(method) failed with \(error.code): \(error.message)")
+            log.info("connection \(session.connectionID): \(method) failed with \(error.code): \(error.message)", session.logFields)
             session.send(RPCMessage.error(id: id, error))
         }
         calls.carryOutAfterReply()
@@ -110,10 +112,10 @@ extension SessionManager: SessionPipeline {
         }
         if let replyID { session.send(RPCMessage.error(id: replyID, .rateLimitExceeded)) }
         if exceeded {
-            log.warn("connection \(session.connectionID): stayed over the rate limit, closing")
+            log.warn("connection \(session.connectionID): stayed over the rate limit, closing", session.logFields)
             end(session, code: CloseCode.rateLimited, reason: "Rate limit exceeded", deliverOwnEvents: false)
         } else {
-            log.info("connection \(session.connectionID): over the rate limit")
+            log.info("connection \(session.connectionID): over the rate limit", session.logFields)
         }
     }
 
@@ -140,7 +142,8 @@ extension SessionManager: SessionPipeline {
         for (token, outcome) in hooks.takeCompletions() {
             resumeParked(token) { (request: ParkedRequest) throws(RPCError) -> (JSONValue, FollowUp) in
                 guard outcome.allows else {
-                    log.info("connection \(request.session.connectionID): \(request.label) hook refused it: \(outcome)")
+                    log.info("connection \(request.session.connectionID): \(request.label) hook refused it: \(outcome)",
+                             request.session.logFields)
                     throw .restrictedAccess
                 }
                 return try request.finish(request.session)
@@ -169,7 +172,8 @@ extension SessionManager: SessionPipeline {
             session.send(RPCMessage.result(id: request.id, result))
             followUp = then
         } catch {
-            log.info("connection \(session.connectionID): \(request.label) failed with \(error.code): \(error.message)")
+            log.info("connection \(session.connectionID): \(request.label) failed with \(error.code): \(error.message)",
+                     session.logFields)
             session.send(RPCMessage.error(id: request.id, error))
         }
         after()

@@ -2,6 +2,7 @@ import SluiceControl
 import SluiceJSON
 import SluiceMedia
 import SluiceVocabulary
+import SluiceLog
 
 /// The JSON-RPC methods of docs/protocol.md section 2, after admission, each routed to the
 /// handler of its feature; and the engine's media events, which every feature hears.
@@ -64,8 +65,10 @@ extension SessionManager {
                 // One line per status change: the server's record of every stream's life.
                 let line = "stream \(stream) \(role.rawValue) \(handle) (session \(session)): \(status.rawValue)"
                     + (info.map { " \"\($0)\"" } ?? "")
-                if status == .failed { log.warn(line) } else { log.info(line) }
+                let fields: [LogField] = [.session(session), .stream(stream), .handle("\(handle)")]
+                if status == .failed { log.warn(line, fields) } else { log.info(line, fields) }
             }
+            if case .streamEvent(_, _, _, "layerChanged", _, _) = event { layerSwitches &+= 1 }
             streams.releaseName(after: event)
             calls.noteCallMedia(event)
             hookHandler.notifyHooks(of: event)

@@ -5,6 +5,7 @@ import SluiceJSON
 import SluiceMedia
 import SluiceVocabulary
 import SluiceWire
+import SluiceLog
 
 /// The JSON-RPC session layer of docs/protocol.md section 1, free of any socket: messages come
 /// in as bytes, replies and notifications go out through each session's `SessionOutput`.
@@ -79,6 +80,12 @@ public final class SessionManager {
     public var openSessionCount: Int { table.sessions.count }
     /// Sessions that completed `connect`.
     public var connectedSessionCount: Int { table.connected.count }
+
+    /// `layerChanged` events since the start (every player's switches), for `/metrics`.
+    public internal(set) var layerSwitches: UInt64 = 0
+
+    /// Calls ringing or running, for `/metrics`.
+    public var activeCallCount: Int { calls.callBook.activeCallCount }
 
     public func session(withID id: SessionID) -> RPCSession? { table.connected[id] }
 
@@ -165,7 +172,7 @@ public final class SessionManager {
     /// A transport opened: a new session waiting for `connect`.
     public func open(output: SessionOutput) -> RPCSession {
         let session = table.open(output: output)
-        log.debug("connection \(session.connectionID): opened")
+        log.debug("connection \(session.connectionID): opened", session.logFields)
         return session
     }
 
@@ -206,7 +213,7 @@ public final class SessionManager {
         hookHandler.dropParked(session)
         session.state = .closing
         session.output = nil
-        log.debug("connection \(session.connectionID): closed")
+        log.debug("connection \(session.connectionID): closed", session.logFields)
     }
 
     /// Server shutdown: ends every session, delivers the resulting statuses, then sends

@@ -1,6 +1,7 @@
 import SluiceControl
 import SluiceJSON
 import SluiceVocabulary
+import SluiceLog
 
 /// What the feature handlers share, and all they share: the open and connected sessions, the
 /// config, the media engine, the log, the clocks and the service thread's wakeup.
@@ -24,6 +25,9 @@ final class SessionTable {
     let serviceInbox = Inbox<() -> Void>()
     /// The request pipeline's steps that cross the handlers (the manager, which owns this table).
     weak var pipeline: SessionPipeline?
+    /// Set when the server drains (SessionManager+Drain.swift): the monotonic microsecond its
+    /// remaining sessions are closed at. Never cleared: the process ends after a drain.
+    var drainDeadline: UInt64?
 
     init(config: SignalingConfig, media: MediaControl, log: Log, clock: @escaping () -> UInt64,
          wallClockMillis: @escaping () -> Int64) {
@@ -56,13 +60,18 @@ final class SessionTable {
         session.appKey.flatMap { config.app(withKey: $0) }
     }
 
+    /// 1017 while the server drains: a new session, stream or player would only be cut at the deadline.
+    func refuseWhileDraining() throws(RPCError) {
+        if drainDeadline != nil { throw .serverDraining }
+    }
+
     func requireHandleCapacity(_ session: RPCSession) throws(RPCError) {
         guard session.handles.count < config.maxHandlesPerSession else { throw .limitReached("handles per session") }
     }
 
     /// An error reply to a message that gets no other answer.
     func reject(_ session: RPCSession, id: JSONValue, _ error: RPCError) {
-        log.info("connection \(session.connectionID): rejected message with \(error.code): \(error.message)")
+        log.info("connection \(session.connectionID): rejected message with \(error.code): \(error.message)", session.logFields)
         session.send(RPCMessage.error(id: id, error))
     }
 

@@ -1,5 +1,6 @@
 import SluiceControl
 import SluiceVocabulary
+import SluiceLog
 
 /// The name-in-use rule across a cluster (docs/protocol.md section 6, **Cluster**): a publish
 /// claims its name in `nameRegistry` before the engine sees it, and the claim is given back
@@ -16,10 +17,10 @@ extension StreamHandler {
         case .claimed:
             return true
         case .inUse(let node):
-            table.log.info("publish of \(stream) refused: node \(node) publishes it")
+            table.log.info("publish of \(stream) refused: node \(node) publishes it", [.stream(stream), .peer(node)])
             throw RPCError(MediaError.streamNameInUse)
         case .unavailable(let why):
-            table.log.info("publish of \(stream) refused: the cluster's names cannot be checked (\(why))")
+            table.log.info("publish of \(stream) refused: the cluster's names cannot be checked (\(why))", [.stream(stream)])
             throw RPCError.clusterUnavailable
         }
     }

@@ -19,6 +19,7 @@ extension StreamHandler {
                  followUp: inout SessionManager.FollowUp, merging prefix: JSONObject = [:]) throws(RPCError) -> JSONValue {
         let config = table.config
         let media = table.media
+        try table.refuseWhileDraining()
         let stream = try params.streamName()
         let sdp = try params.sdp()
         let constraints = try params.constraints()
@@ -91,6 +92,7 @@ extension StreamHandler {
     func play(_ params: RPCParams, id requestID: JSONValue, session: RPCSession, sessionID: SessionID,
               followUp: inout SessionManager.FollowUp) throws(RPCError) -> JSONValue {
         let media = table.media
+        try table.refuseWhileDraining()
         let stream = try params.streamName()
         let sdp = try params.sdp()
         let constraints = try params.constraints()

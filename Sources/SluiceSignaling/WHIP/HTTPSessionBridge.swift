@@ -1,5 +1,6 @@
 import SluiceJSON
 import SluiceWire
+import SluiceLog
 
 /// What the WHIP/WHEP and pre-call endpoints share: the session manager they open sessions
 /// on, the bearer-token check, the SDP offer's checks, and the start of a resource's session
@@ -57,7 +58,8 @@ struct HTTPSessionBridge {
         resource.onAnswer = { [log, unowned resource] result in
             switch result {
             case .success(let sdp):
-                log.info("\(label): resource \(resource.id) has handle \(resource.handle ?? "?")")
+                log.info("\(label): resource \(resource.id) has handle \(resource.handle ?? "?")",
+                         (resource.session?.logFields ?? []) + (resource.handle.map { [.handle($0)] } ?? []))
                 let links = iceLinks ? ICEServerLinks.headers(resource.iceServers) : []
                 return responder.respond(WHIPEndpoint.withCORS(HTTPResponse(
                     status: 201, contentType: Self.sdpType, headers: [("location", location)] + links,
@@ -69,7 +71,7 @@ struct HTTPSessionBridge {
         responder.onAbandon = { [weak resource] in resource?.end() }
         let session = sessions.open(output: resource)
         resource.session = session
-        log.debug("\(label): resource \(resource.id) is connection \(session.connectionID)")
+        log.debug("\(label): resource \(resource.id) is connection \(session.connectionID)", session.logFields)
         let connect: JSONObject = credential.token.map { ["token": .string($0)] } ?? ["appKey": .string(credential.appKey)]
         sessions.receive(Self.request(HTTPSessionResource.connectRequestID, "connect", connect), from: session)
         sessions.receive(Self.request(HTTPSessionResource.startRequestID, method, params), from: session)

@@ -1,5 +1,6 @@
 import SluiceJSON
 import SluiceWire
+import SluiceLog
 
 /// `POST /precall`, `GET` and `DELETE /precall/{id}` (docs/protocol.md section 2 and section 6,
 /// "Pre-call test"): the pre-call test for a plain HTTP client, as WHIP is a publish. Checks

@@ -2,6 +2,7 @@ import SluiceControl
 import SluiceJSON
 import SluiceMedia
 import SluiceVocabulary
+import SluiceLog
 
 /// WHIP (RFC 9725) and WHEP: `POST /whip/{stream}` publishes and `POST /whep/{stream}`
 /// plays, each answered with 201, the SDP answer and the resource's Location; `DELETE` on
@@ -83,7 +84,7 @@ public final class WHIPEndpoint {
             try HTTPSessionBridge.requireOffer(request)
             constraints = path.kind == .whep ? try WHEPQuery.constraints(request.queryItems) : nil
         } catch {
-            log.info("\(path.kind.rawValue) \(path.stream): refused with \(error.status): \(error.message)")
+            log.info("\(path.kind.rawValue) \(path.stream): refused with \(error.status): \(error.message)", [.stream(path.stream)])
             return error.response
         }
 
@@ -114,7 +115,8 @@ public final class WHIPEndpoint {
         if let session = resource.session { bridge.sessions.closed(session) }
         // A start that failed was logged with its error already.
         guard resource.handle != nil else { return }
-        log.info("\(resource.path.kind.rawValue) \(resource.path.stream): resource \(resource.id) ended")
+        log.info("\(resource.path.kind.rawValue) \(resource.path.stream): resource \(resource.id) ended",
+                 [.stream(resource.path.stream)])
     }
 
     // MARK: DELETE, PATCH, OPTIONS

@@ -99,7 +99,7 @@ struct WHIPError: Error, Equatable {
             self.init(status: 422, message: error.message, reason: reason)
         case 1006:
             self.init(status: 400, message: error.message, reason: reason)
-        case 1008, 1013:
+        case 1008, 1013, 1017:
             self.init(status: 503, message: error.message, reason: reason)
         case -32602:
             self.init(status: 400, message: error.message, reason: "BAD_REQUEST")

@@ -1,6 +1,7 @@
 import CShims
 import Glibc
 import SluiceWire
+import SluiceLog
 
 /// ICE-TCP on a worker (RFC 6544 passive candidates, RFC 4571 framing): the listener, its
 /// connections' reads and writes, and their limits. The connections join the worker's epoll
@@ -120,7 +121,7 @@ extension MediaWorker {
                 // Counted and logged before the close, which the peer sees at once.
                 tcp.refused.add(1, ordering: .relaxed)
                 writeLog("tcp \(remote): refused: the worker has \(tcp.options.maxConnections) TCP media connections (the limit)",
-                         now: now)
+                         now: now, remote: remote)
                 close(fd)
                 continue
             }
@@ -280,7 +281,10 @@ extension MediaWorker {
         let receiver = connection.receiver
         // Counted and logged before the close, which the peer sees at once.
         if badInput { tcp.closedForBadInput.add(1, ordering: .relaxed) }
-        if let reason { writeLog("tcp \(connection.path.remote): \(reason); connection closed", now: MonotonicClock.nowMicros()) }
+        if let reason {
+            writeLog("tcp \(connection.path.remote): \(reason); connection closed", now: MonotonicClock.nowMicros(),
+                     remote: connection.path.remote)
+        }
         _ = sluice_epoll_del(epollFD, connection.descriptor)
         connection.close()
         tcp.remove(connection)
@@ -316,8 +320,11 @@ extension MediaWorker {
         }
     }
 
-    func writeLog(_ message: @autoclosure () -> String, now: UInt64) {
+    /// `remote`: the address the line is about, a field of its own in a JSON line.
+    func writeLog(_ message: @autoclosure () -> String, now: UInt64, remote: SocketAddress? = nil) {
         guard let log, let line = logLimiter.line("media worker \(index): " + message(), now: now) else { return }
-        log(line)
+        var fields: [LogField] = remote.map { [.remote("\($0)")] } ?? []
+        if line.heldBack > 0 { fields.append(.suppressed(line.heldBack)) }
+        log.warn(line.text, fields)
     }
 }

@@ -2,6 +2,7 @@ import CShims
 import Glibc
 import SluiceWire
 import Synchronization
+import SluiceLog
 
 /// One media thread: an epoll loop over its UDP sockets and TCP media connections, an inbox
 /// for control commands and a periodic tick. Every transport, router and timer of the worker
@@ -123,8 +124,8 @@ public final class MediaWorker: @unchecked Sendable {
     let receiveCounts: UnsafeMutablePointer<Int>
     /// UDP GSO refusals already written to the log (`reportRefusedSegmentation`).
     var segmentationRefusalsReported: UInt64 = 0
-    /// Where the worker writes its few log lines (bad TCP input); set before `start`.
-    public var log: (@Sendable (String) -> Void)?
+    /// Where the worker writes its few log lines (bad TCP input), as warnings; set before `start`.
+    public var log: Log?
 
     /// `tcpBindAddress`: also listen for ICE-TCP connections there (port 0: any free port).
     public init(index: Int, bindAddress: SocketAddress, tcpBindAddress: SocketAddress? = nil,

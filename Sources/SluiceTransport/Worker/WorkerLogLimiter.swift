@@ -1,6 +1,6 @@
 /// Bounds a worker's log lines about bad network input: one line per event, but a flood of
 /// bad connections must not flood the log. At most `maxLines` per window; the next line
-/// after a window with suppressed ones says how many were left out.
+/// after a window with suppressed ones says how many were held back (`LogField.suppressed`).
 struct WorkerLogLimiter {
     let maxLines: Int
     let windowMicros: UInt64
@@ -13,8 +13,9 @@ struct WorkerLogLimiter {
         self.windowMicros = windowMicros
     }
 
-    /// The line to write for `message` now, or nil to leave it out.
-    mutating func line(_ message: @autoclosure () -> String, now: UInt64) -> String? {
+    /// The line to write for `message` now with how many were held back before it, or nil to
+    /// leave it out.
+    mutating func line(_ message: @autoclosure () -> String, now: UInt64) -> (text: String, heldBack: Int)? {
         if now >= windowStart &+ windowMicros {
             windowStart = now
             lines = 0
@@ -24,9 +25,7 @@ struct WorkerLogLimiter {
             return nil
         }
         lines += 1
-        let text = message()
-        guard suppressed > 0 else { return text }
         defer { suppressed = 0 }
-        return "\(text) (\(suppressed) similar lines left out before this one)"
+        return (message(), suppressed)
     }
 }

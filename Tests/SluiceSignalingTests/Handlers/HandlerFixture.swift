@@ -3,6 +3,7 @@ import SluiceJSON
 import SluiceMedia
 @testable import SluiceSignaling
 import SluiceVocabulary
+import SluiceLog
 
 /// A session table with a fake engine and no socket, for testing one handler alone: sessions
 /// are opened on recording outputs and connected by hand, as `connect` would.

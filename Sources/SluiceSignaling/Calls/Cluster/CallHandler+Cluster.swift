@@ -3,6 +3,7 @@ import SluiceControl
 import SluiceJSON
 import SluiceMedia
 import SluiceVocabulary
+import SluiceLog
 
 /// Calls across the cluster's nodes (docs/cluster.md, "Calls across nodes"). A call lives in
 /// the book of its caller's node (its home). Users' sessions on every node are in each book
@@ -118,7 +119,8 @@ extension CallHandler {
                 callID: summary.id, status: .ended, by: nil, endResult: .connectionLost, media: nil)))
         }
         stopCallStreams(summary.id)
-        table.log.info("call \(summary.id) (\(summary.caller) to \(summary.callee)): ended connectionLost (node \(summary.home) lost)")
+        table.log.info("call \(summary.id) (\(summary.caller) to \(summary.callee)): ended connectionLost (node \(summary.home) lost)",
+                       [.call(summary.id), .peer(summary.home)])
         guard logs else { return }
         let now = table.wallClockMillis()
         let record = CallRecord(callID: summary.id, appKey: summary.appKey, caller: summary.caller, callee: summary.callee,
@@ -258,7 +260,8 @@ extension CallHandler {
                 let reply: ClusterCallReply
                 switch result {
                 case .failure(let failure):
-                    table.log.warn("call \(pending.callID): its node did not answer \(pending.method): \(failure.message)")
+                    table.log.warn("call \(pending.callID): its node did not answer \(pending.method): \(failure.message)",
+                                   [.call(pending.callID)])
                     throw RPCError(code: RPCError.clusterUnavailable.code, message: "The call's node did not answer",
                                    reason: RPCError.clusterUnavailable.reason)
                 case .success(let answer):
