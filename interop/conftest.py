@@ -137,12 +137,13 @@ def _free_udp_range(count: int) -> int:
 
 def write_test_config(path: Path, http_port: int, media_port: int, workers: int,
                       overrides: Optional[dict] = None) -> dict:
-    """The default config with fresh ports, debug logging and loopback addresses only;
+    """The default config with fresh ports, debug logging, no drain (SIGTERM stops at once, as
+    the teardown expects) and loopback addresses only;
     `overrides` maps a section to keys that replace the default's (e.g. {"rtc": {...}}); a
     section given as a list (e.g. {"apps": [...]}) replaces the default's list. A `defaultApp`
     without hooks is added when the apps do not name it."""
     config = json.loads(DEFAULT_CONFIG.read_text())
-    config.setdefault("server", {}).update({"host": "127.0.0.1", "port": http_port})
+    config.setdefault("server", {}).update({"host": "127.0.0.1", "port": http_port, "drainSeconds": 0})
     config.setdefault("rtc", {}).update({"bindAddress": "127.0.0.1", "port": media_port, "workers": workers,
                                          "announcedAddresses": ["127.0.0.1"]})
     config.setdefault("log", {})["level"] = "debug"

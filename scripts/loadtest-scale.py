@@ -112,7 +112,8 @@ class Node:
         self.name, self.host, self.workers = name, host, workers
         self.http_port, self.media_port = free_ports(host, workers)
         config = {
-            "server": {"host": host, "port": self.http_port, "webRoot": "web"},
+            # No drain: SIGTERM at the end stops at once, whatever is still connected.
+            "server": {"host": host, "port": self.http_port, "webRoot": "web", "drainSeconds": 0},
             "rtc": {"bindAddress": host, "port": self.media_port, "workers": workers, "announcedAddresses": [host]},
             "apps": [{"key": "defaultApp"}],
             "log": {"level": os.environ.get("LOADTEST_SCALE_LOG", "warn")},

@@ -63,7 +63,7 @@ PY
 config="$out/sluice.json"
 cat > "$config" <<JSON
 {
-  "server": {"host": "127.0.0.1", "port": $http_port, "webRoot": "web"},
+  "server": {"host": "127.0.0.1", "port": $http_port, "webRoot": "web", "drainSeconds": 0},
   "rtc": {"bindAddress": "127.0.0.1", "port": $rtc_port, "workers": 1, "announcedAddresses": ["127.0.0.1"]},
   "apps": [{"key": "defaultApp"}],
   "log": {"level": "warn"}

@@ -110,6 +110,8 @@ while stopReason.isEmpty {
         server.reloadTLSCertificate()
     case SIGTERM where server.signaling.isDraining:
         stopReason = "a second SIGTERM: stopping at once"
+    case SIGTERM where config.drainSeconds == 0:
+        stopReason = "SIGTERM: shutting down (server.drainSeconds is 0: no drain)"
     case SIGTERM:
         server.log.info("SIGTERM: draining for up to \(config.drainSeconds) s (a second SIGTERM stops at once)")
         server.drain()
