@@ -6,6 +6,9 @@
 #   - its --version is the package's version;
 #   - lintian reports no error (E:);
 #   - systemd-analyze verify accepts the unit, without a word of warning;
+#   - installed, reinstalled, removed and purged by dpkg in an overlay of / (the host untouched),
+#     the installed server runs as sluice with the config as packaged
+#     (scripts/check-package-install.sh);
 #   - the extracted server, with the packaged config, carries an aiortc publisher to a player
 #     (interop/test_package.py through scripts/interop.sh: a network namespace with only lo).
 # Prints the .deb's size, the static build's time, the server's start time and lintian's tags;
@@ -85,6 +88,9 @@ if ! verify="$(MANPATH="$root/usr/share/man" systemd-analyze verify "$tmp/unit/s
     fail "systemd-analyze verify: $verify"
 fi
 exposure="$(systemd-analyze security --offline=yes "$tmp/unit/sluice.service" 2>/dev/null | sed -n 's/.*Overall exposure level for [^:]*: //p')"
+
+echo "check-package: dpkg -i, -r, -P in an overlay of / (scripts/check-package-install.sh)"
+scripts/check-package-install.sh "$deb" || fail "installing, running, removing or purging the package"
 
 # The packaged config as the server will read it, with only what a temporary root forces
 # changed: /var/lib/sluice (recordings, call log) and the web root under /usr/share/sluice
