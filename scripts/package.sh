@@ -45,6 +45,11 @@ umask 022
 install -D -m 0755 "$binary" "$root/usr/bin/sluice"
 # What dh_strip does: no symbol table, no .comment or .note (Swift's metadata sections stay).
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/sluice"
+# The point of the static build: nothing may come from the toolchain (nor be missing) on a host
+# without it. scripts/check-package.sh checks the extracted package the same way, and more.
+if env -u LD_LIBRARY_PATH ldd "$root/usr/bin/sluice" | grep -E '/opt/swift|not found'; then
+    echo "package: the binary needs libraries from the Swift toolchain or missing ones (above)" >&2; exit 1
+fi
 install -D -m 0644 "$src/sluice.json" "$root/etc/sluice/sluice.json"
 install -D -m 0644 "$src/sluice.service" "$root/lib/systemd/system/sluice.service"
 # The web root as the server serves it from the repo: web/'s tracked files, nothing stray.
