@@ -4,16 +4,18 @@
 # SwiftPM refuses a versioned dependency whose products' targets use unsafeFlags, and the
 # root package never sees that refusal: only a package that depends on Sluice does. So this
 # makes one. The current tree (committed or not, as `git ls-files` lists it) goes into a
-# throwaway git repo under /tmp tagged 0.0.1; a throwaway app package beside it depends on
-# it with .package(url: "file://...", from: "0.0.1"), imports SluiceClient and uses its
+# throwaway git repo under /tmp tagged with Sluice's version (SluiceVersion.swift, through
+# scripts/sluice-version.sh: the tag an app would depend on); a throwaway app package beside
+# it depends on it with .package(url: "file://...", from: "<version>"), imports SluiceClient and uses its
 # types; `swift build` builds it (debug: only the client's own modules). Fails if SwiftPM
 # refuses the dependency or the build fails. No network: a file:// URL resolves offline.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work="$(mktemp -d /tmp/sluice-sdk-dependency.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
+version="$("$repo/scripts/sluice-version.sh")"
 
-echo "check-sdk-dependency: copying the tree into $work/sluice (a git repo tagged 0.0.1)"
+echo "check-sdk-dependency: copying the tree into $work/sluice (a git repo tagged $version)"
 mkdir -p "$work/sluice"
 (cd "$repo" && git ls-files -z --cached --others --exclude-standard |
     while IFS= read -r -d '' file; do [[ -e $file ]] && printf '%s\0' "$file"; done |
@@ -21,7 +23,7 @@ mkdir -p "$work/sluice"
 git -C "$work/sluice" init -q
 git -C "$work/sluice" add -A
 git -C "$work/sluice" -c user.name=ci -c user.email=ci@localhost commit -q -m "sluice under test"
-git -C "$work/sluice" tag 0.0.1
+git -C "$work/sluice" tag "$version"
 
 mkdir -p "$work/app/Sources/App"
 cat > "$work/app/Package.swift" <<SWIFT
@@ -30,7 +32,7 @@ import PackageDescription
 
 let package = Package(
     name: "App",
-    dependencies: [.package(url: "file://$work/sluice", from: "0.0.1")],
+    dependencies: [.package(url: "file://$work/sluice", from: "$version")],
     targets: [
         .executableTarget(name: "App",
                           dependencies: [.product(name: "SluiceClient", package: "sluice")],
@@ -50,7 +52,7 @@ print("SluiceClient links: media", configuration.role)
 #endif
 SWIFT
 
-echo "check-sdk-dependency: swift build of an app that depends on SluiceClient from: 0.0.1"
+echo "check-sdk-dependency: swift build of an app that depends on SluiceClient from: $version"
 cd "$work/app"
 start=$(date +%s)
 if ! swift build 2>&1 | tee "$work/build.log"; then
@@ -62,4 +64,4 @@ if ! swift build 2>&1 | tee "$work/build.log"; then
     exit 1
 fi
 .build/debug/App
-echo "check-sdk-dependency: passed: an app builds against SluiceClient 0.0.1 by version in $(( $(date +%s) - start ))s"
+echo "check-sdk-dependency: passed: an app builds against SluiceClient $version by version in $(( $(date +%s) - start ))s"

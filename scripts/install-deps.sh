@@ -31,6 +31,8 @@ packages+=(libsqlite3-dev)
 packages+=(libpq-dev)
 # jemalloc: the server executable's allocator (docs/design.md, "Memory under churn").
 packages+=(libjemalloc-dev)
+# scripts/package.sh: dpkg-shlibdeps (dpkg-dev) derives the .deb's Depends; strip (binutils).
+packages+=(dpkg-dev binutils)
 if [[ $with_test == 1 ]]; then
     # coturn: the TURN interop test starts its own turnserver on loopback.
     packages+=(chromium coturn iproute2 nftables valgrind util-linux curl)
@@ -47,6 +49,9 @@ if [[ $with_test == 1 ]]; then
     # node-typescript (Debian's tsc; it brings nodejs): scripts/check-sdk-types.sh checks the
     # browser SDK's declarations, web/sdk/sluice.d.ts.
     packages+=(node-typescript)
+    # scripts/check-package.sh: lintian checks the .deb, systemd's systemd-analyze its unit
+    # (installed only as a tool: nothing here boots with it).
+    packages+=(lintian systemd)
     # Debian's python3 needs python3-venv for `python3 -m venv`; pyenv's Python has it built in.
     if ! command -v python3 >/dev/null; then
         packages+=(python3 python3-venv)

@@ -2,13 +2,16 @@
 # The test command (CI runs exactly this through .ci/run). Stages, each bounded in time:
 #   deps     scripts/install-deps.sh --test
 #   build    swift build -c release          (the server binary the interop suite runs)
+#   package  scripts/check-package.sh: builds the .deb (static Swift runtime), checks its
+#            libraries, Depends, lintian and the systemd unit, and runs a publisher and a
+#            player through the extracted server with the packaged config
 #   layers   scripts/check-layering.sh: every import of a package module is declared in
 #            Package.swift and allowed by docs/design.md, and design.md's module table matches
 #            Package.swift; then (called at its end) scripts/check-doc-links.py: every
 #            relative markdown link resolves; then scripts/check-sdk-types.sh (tsc on the
 #            browser SDK's declarations, web/sdk/sluice.d.ts)
 #   sdk      scripts/check-sdk-dependency.sh: a throwaway app depends on SluiceClient by
-#            version (a local git repo tagged 0.0.1) and builds; fails if SwiftPM refuses it
+#            version (a local git repo tagged with SluiceVersion.swift's) and builds; fails if SwiftPM refuses it
 #   unit     swift test
 #   alloc    swift test -c release --filter ForwardingAllocationTests (zero allocations per packet)
 #   fuzz     scripts/fuzz.sh                  (every target, FUZZ_SECONDS each, default 20)
@@ -30,7 +33,7 @@ artifacts="$repo/artifacts"
 logs="$artifacts/logs"
 mkdir -p "$logs"
 rm -f "$logs"/*.log  # so the summary never quotes an earlier run
-stages="${SLUICE_STAGES:-deps build layers sdk unit alloc fuzz interop loadtest leaks}"
+stages="${SLUICE_STAGES:-deps build package layers sdk unit alloc fuzz interop loadtest leaks}"
 export FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
 budget="${SLUICE_TIME_BUDGET:-5000}"
 started=$(date +%s)
@@ -80,6 +83,7 @@ run_stage() {
 
 run_stage deps 1200 tail scripts/install-deps.sh --test
 run_stage build 2400 tail swift build -c release
+run_stage package 600 full scripts/check-package.sh
 run_stage layers 300 tail bash -c 'scripts/check-layering.sh && scripts/check-sdk-types.sh'
 run_stage sdk 900 tail scripts/check-sdk-dependency.sh
 run_stage unit 2400 full swift test

@@ -7,7 +7,7 @@ import {Emitter, handleOf} from './events.mjs';
 import {runPrecall} from './precall.mjs';
 import {playStream, publishStream} from './stream.mjs';
 
-export const VERSION = '1.0.0';
+export const VERSION = '0.1.0';
 const DEFAULT_TIMEOUT_MS = 15000;
 
 const defaultURL = () => {
