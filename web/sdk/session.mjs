@@ -35,6 +35,10 @@ export class Session extends Emitter {
     // The last activeSpeakers and dominantSpeaker of followSpeakers (docs/protocol.md, Speakers).
     this.activeSpeakers = [];
     this.dominantSpeaker = null;
+    // The server's serverDraining notice (docs/protocol.md section 6, Draining), null before one.
+    this.draining = null;
+    this._url = options._url || null;
+    this._options = options;
     ws.onmessage = (event) => this._receive(event.data);
     ws.onclose = (event) => this._closed(event.code, event.reason);
   }
@@ -93,6 +97,16 @@ export class Session extends Emitter {
       this.activeSpeakers = [];
       this.dominantSpeaker = null;
     }
+  }
+
+  // A new session with this one's credentials, for when the server drains: on `url` when the
+  // app gives one (its load balancer, say), else on the first server the drain notice named.
+  // Publishing and playing again there is the app's; this session stays until it disconnects.
+  reconnect(url) {
+    const target = url || (this.draining && this.draining.servers[0]);
+    if (!target) return Promise.reject(clientError('CONNECT_FAILED', 'No URL given and the server named no other'));
+    const {_url, ...options} = this._options;
+    return connect(target, options);
   }
 
   update(handle, constraints) { return this.request('update', {handle: handleOf(handle), constraints}); }
@@ -197,6 +211,11 @@ export class Session extends Emitter {
         this.dominantSpeaker = typeof params.name === 'string' ? params.name : null;
         this.emit('dominantSpeaker', this.dominantSpeaker);
         break;
+      case 'serverDraining':
+        this.draining = {deadlineMs: Number(params.deadlineMs) || 0,
+                         servers: Array.isArray(params.servers) ? params.servers.filter((s) => typeof s === 'string') : []};
+        this.emit('serverDraining', this.draining);
+        break;
       default:
         if (message.method) this.emit(message.method, params);
     }
@@ -246,7 +265,7 @@ export function connect(url, options = {}) {
     ws.onopen = async () => {
       opened = true;
       ws.onerror = null;
-      const session = new Session(ws, options);
+      const session = new Session(ws, {...options, _url: target});
       const params = {clientVersion: options.clientVersion || `sluice.js/${VERSION}`};
       if (options.appKey) params.appKey = options.appKey;
       if (options.token !== undefined) params.token = options.token;

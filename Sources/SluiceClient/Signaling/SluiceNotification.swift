@@ -1,3 +1,4 @@
+import Foundation
 import SluiceVocabulary
 
 /// A value of the protocol that may grow: known values as constants, any other kept as sent.
@@ -125,6 +126,9 @@ public enum SluiceNotification: Sendable, Hashable {
     case activeSpeakers([ActiveSpeaker])
     /// After `followSpeakers`: the followed stream that holds the floor (nil: nobody).
     case dominantSpeaker(String?)
+    /// The server drains for a restart: what runs goes on until the deadline, nothing new
+    /// starts here (1017). `successor(for:url:)` makes the session to move to.
+    case serverDraining(ServerDraining)
     /// A notification this client does not model, or one whose params it could not read.
     case other(method: String, params: JSONValue?)
     /// The connection ended; the stream finishes after this.
@@ -171,6 +175,12 @@ public enum SluiceNotification: Sendable, Hashable {
         case "activeSpeakers":
             if let speakers = p["speakers"]?.arrayValue {
                 self = .activeSpeakers(speakers.compactMap(ActiveSpeaker.init))
+                return
+            }
+        case "serverDraining":
+            if let deadline = p["deadlineMs"]?.intValue, let servers = p["servers"]?.arrayValue {
+                self = .serverDraining(ServerDraining(deadlineMs: Int(deadline),
+                                                      servers: servers.compactMap { $0.stringValue.flatMap(URL.init(string:)) }))
                 return
             }
         case "dominantSpeaker":

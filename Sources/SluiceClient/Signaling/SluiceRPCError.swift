@@ -45,6 +45,8 @@ public struct SluiceRPCError: Error, Sendable, Hashable, CustomStringConvertible
         public static let limitReached = 1008
         public static let constraintsExceedLimits = 1009
         public static let wrongRole = 1010
+        /// The server drains for a restart: connect to another (`SluiceNotification.serverDraining`).
+        public static let serverDraining = 1017
     }
 }
 

@@ -4,7 +4,7 @@
 import Sluice, {Call, Session, SluiceError, Stream, connect, version} from '/sdk/sluice.mjs';
 import type {
   ActiveSpeaker, CallLogPage, CallRecord, ConnectOptions, Constraints, PeerStats, PrecallFigures, PrecallReport,
-  ServerStats, SpeakerSet, StreamEventDetail,
+  ServerDraining, ServerStats, SpeakerSet, StreamEventDetail,
 } from '/sdk/sluice.mjs';
 
 const video = document.querySelector('video')!;
@@ -127,6 +127,11 @@ async function calls(): Promise<void> {
   alice.on('dominantSpeaker', (name: string | null) => console.log(name ?? 'nobody'));
   console.log(alice.activeSpeakers.length, alice.dominantSpeaker);
   await alice.followSpeakers();
+  alice.on('serverDraining', async (notice: ServerDraining) => {
+    console.log(notice.deadlineMs, notice.servers, alice.draining?.servers.length);
+    const moved: Session = await alice.reconnect(notice.servers[0] ?? 'wss://sfu.example.com/ws');
+    await moved.disconnect();
+  });
 }
 
 // The SDK object, by default export or as the classic loader's global; the classes for instanceof.

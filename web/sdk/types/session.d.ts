@@ -70,6 +70,16 @@ export interface SessionEventMap {
   activeSpeakers: ActiveSpeaker[];
   /** The followed stream that holds the floor, or null when nobody does. */
   dominantSpeaker: string | null;
+  /** The server drains for a restart: what runs goes on until the deadline; new publishes and plays get 1017. */
+  serverDraining: ServerDraining;
+}
+
+/** serverDraining's notice (docs/protocol.md section 6, Draining). */
+export interface ServerDraining {
+  /** ms from the notice until the server closes the sessions left. */
+  deadlineMs: number;
+  /** Other cluster nodes' signaling URLs that take sessions ([] on a single node). */
+  servers: string[];
 }
 
 /**
@@ -101,6 +111,8 @@ export declare class Session extends SluiceEvents<SessionEventMap> {
   activeSpeakers: ActiveSpeaker[];
   /** The last dominantSpeaker after followSpeakers (null before one came). */
   dominantSpeaker: string | null;
+  /** The serverDraining notice once one came, else null. */
+  draining: ServerDraining | null;
 
   /** Publishes `mediaStream`'s tracks as `name` (sendonly); resolves once the answer is set. */
   publish(name: string, mediaStream: MediaStream, options?: PublishOptions): Promise<Stream>;
@@ -131,6 +143,12 @@ export declare class Session extends SluiceEvents<SessionEventMap> {
    * Rejects with code 1012 for a name the token may not play.
    */
   followSpeakers(set?: SpeakerSet): Promise<void>;
+  /**
+   * A new session with this one's credentials, on `url` (the app's choice, e.g. its load
+   * balancer) or else on the first server of the drain notice; rejects with CONNECT_FAILED
+   * when there is neither. Publishing and playing again there is the app's to do.
+   */
+  reconnect(url?: string | URL): Promise<Session>;
   ping(): Promise<Empty>;
   /** Ends the session; the server then closes the socket. */
   disconnect(): Promise<void>;
