@@ -25,14 +25,20 @@ import Testing
         return condition()
     }
 
-    @Test func runningSessionsGoOnNewOnesAreRefusedAndTheLastOneEndsIt() throws {
-        let server = try makeServer()
-        defer { server.shutdown() }
+    /// A WebSocket session that connected, its reply and ESTABLISHED read.
+    func connectedClient(_ server: SignalingServer) throws -> TestConnection {
         let client = try TestConnection(port: server.port)
         #expect(try client.upgrade() == 101)
         try client.sendText(#"{"jsonrpc":"2.0","id":1,"method":"connect","params":{"appKey":"demo"}}"#)
         #expect(try JSONValue.parse(try client.readText())["id"] == 1)
         #expect(try JSONValue.parse(try client.readText())["params"]?["status"] == "ESTABLISHED")
+        return client
+    }
+
+    @Test func runningSessionsGoOnNewOnesAreRefusedAndTheLastOneEndsIt() throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let client = try connectedClient(server)
 
         #expect(server.drain(seconds: 30, servers: ["ws://127.0.0.2:8080/ws"]))
         #expect(!server.drain(seconds: 30), "a second drain finds the first")
@@ -78,12 +84,11 @@ import Testing
     @Test func theDeadlineEndsADrainThatSessionsOutlast() throws {
         let server = try makeServer()
         defer { server.shutdown() }
-        let client = try TestConnection(port: server.port)
-        #expect(try client.upgrade() == 101)
-        try client.sendText(#"{"jsonrpc":"2.0","id":1,"method":"connect","params":{"appKey":"demo"}}"#)
-        _ = try client.readText()
+        let client = try connectedClient(server)
         server.drain(seconds: 0)
         #expect(eventually { server.isDrained })
-        #expect(server.sessions.connectedSessionCount == 1, "the shutdown after the drain closes what is left")
+        withExtendedLifetime(client) {
+            #expect(server.sessions.connectedSessionCount == 1, "the shutdown after the drain closes what is left")
+        }
     }
 }
