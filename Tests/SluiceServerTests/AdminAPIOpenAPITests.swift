@@ -32,6 +32,7 @@ import Testing
             "/api/v1/sessions/{id}": ["delete"],
             "/api/v1/cluster": ["get"],
             "/api/v1/tables": ["get"],
+            "/api/v1/drain": ["post"],
         ]
         #expect(Set(paths.keys) == Set(expected.keys))
         for (path, methods) in expected {

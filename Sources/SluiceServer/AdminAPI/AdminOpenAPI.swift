@@ -298,7 +298,7 @@ enum AdminOpenAPI {
                              "content": {"application/json": {"schema": {"type": "object", "required": ["status", "drainSeconds"],
                                "properties": {"status": {"type": "string", "enum": ["draining"]},
                                               "drainSeconds": {"type": "integer"}}}}}},
-                     "x-errors": [401, 403, 405]}}
+                     "x-errors": [401, 403]}}
         },
         "/api/v1/sessions/{id}": {
           "parameters": [{"$ref": "#/components/parameters/sessionId"}],
