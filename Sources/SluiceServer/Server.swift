@@ -58,7 +58,7 @@ public final class Server {
         let recordingLog = log.component("recording")
         mediaConfig.recorderLog = { line in recordingLog.info(line) }
         let dataLog = log.component("datachannel")
-        SCTPStack.shared.setLog { line in dataLog.warn(line) }
+        SCTPStack.shared.setLog { line, handle in dataLog.warn(line, handle.map { [.handle($0)] } ?? []) }
         do {
             media = try MediaEngine(config: mediaConfig)
         } catch let problem as RecordingPaths.Problem {

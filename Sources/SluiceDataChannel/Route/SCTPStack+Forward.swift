@@ -43,7 +43,8 @@ extension SCTPStack {
                 }
                 if error != EWOULDBLOCK && error != EAGAIN && error != ENOBUFS && !receiver.loggedSendError {
                     receiver.loggedSendError = true
-                    logLine("data channel \(receiver.endpoint.handle): a send on \(label) failed (errno \(error)); counted as backlog")
+                    logLine("data channel \(receiver.endpoint.handle): a send on \(label) failed (errno \(error)); counted as backlog",
+                            handle: receiver.endpoint.handle)
                 }
                 if let event = receiver.countDrop(channel, reason: .backlog, now: now) {
                     receiver.endpoint.report(event)

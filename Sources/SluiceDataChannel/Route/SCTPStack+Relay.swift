@@ -19,7 +19,8 @@ extension SCTPStack {
         for label in wanted.sorted() where relay.channel(labeled: label) == nil {
             let error = relay.openChannel(labeled: label)
             if error != 0 {
-                logLine("data channel \(relay.endpoint.handle): opening \(label) on the relay link failed (errno \(error))")
+                logLine("data channel \(relay.endpoint.handle): opening \(label) on the relay link failed (errno \(error))",
+                        handle: relay.endpoint.handle)
             }
         }
         toFlush.insert(relay.id)

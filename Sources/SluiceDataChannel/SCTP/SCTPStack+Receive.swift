@@ -74,13 +74,15 @@ extension SCTPStack {
         do {
             parsed = try bytes.withUnsafeBytes { try DCEPMessage(parsing: $0) }
         } catch {
-            logLine("data channel \(association.endpoint.handle): \(error); stream \(sid) ignored")
+            logLine("data channel \(association.endpoint.handle): \(error); stream \(sid) ignored",
+                    handle: association.endpoint.handle)
             return
         }
         guard case .open(let open) = parsed else { return }  // an ack: the server opens no channel
         let error = association.sendAck(sid)
         guard error == 0 else {
-            logLine("data channel \(association.endpoint.handle): the DCEP ack on stream \(sid) failed (errno \(error))")
+            logLine("data channel \(association.endpoint.handle): the DCEP ack on stream \(sid) failed (errno \(error))",
+                    handle: association.endpoint.handle)
             return
         }
         association.opened(sid, open)

@@ -63,7 +63,7 @@ public final class SCTPStack: @unchecked Sendable {
     private let nextID = Atomic<Int>(1)
     /// Each handle's channels as of the last pass, with its server's scope.
     private let board = Mutex<[StreamHandle: (scope: Int, channels: [DataChannelStats])]>([:])
-    private let logSink = Mutex<(@Sendable (String) -> Void)?>(nil)
+    private let logSink = Mutex<(@Sendable (_ line: String, _ handle: StreamHandle?) -> Void)?>(nil)
 
     // The SCTP thread's own state.
     var associations: [Int: SCTPAssociation] = [:]
@@ -79,13 +79,14 @@ public final class SCTPStack: @unchecked Sendable {
         wakeFD = sluice_eventfd_create()
     }
 
-    /// Where log lines go (the server's log); the last server to set it wins.
-    public func setLog(_ log: @escaping @Sendable (String) -> Void) {
+    /// Where log lines go (the server's log), each with the handle it is about, for a JSON
+    /// line's `handle` field; the last server to set it wins.
+    public func setLog(_ log: @escaping @Sendable (_ line: String, _ handle: StreamHandle?) -> Void) {
         logSink.withLock { $0 = log }
     }
 
-    func logLine(_ line: String) {
-        logSink.withLock { $0 }?(line)
+    func logLine(_ line: String, handle: StreamHandle? = nil) {
+        logSink.withLock { $0 }?(line, handle)
     }
 
     // MARK: Any thread
@@ -227,7 +228,8 @@ public final class SCTPStack: @unchecked Sendable {
             toFlush.insert(association.id)
             return true
         }
-        logLine("data channel \(association.endpoint.handle): SCTP did not start (errno \(error))")
+        logLine("data channel \(association.endpoint.handle): SCTP did not start (errno \(error))",
+                handle: association.endpoint.handle)
         association.close()
         return false
     }
