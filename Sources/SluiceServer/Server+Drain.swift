@@ -1,7 +1,7 @@
 import SluiceCluster
 import SluiceSignaling
 
-/// The drain for a restart or an upgrade (docs/deploy.md, "Restarts without dropping calls"):
+/// The drain for a restart or an upgrade (docs/protocol.md section 6, **Draining**):
 /// `/health` turns 503, new sessions, streams and players get 1017, every session hears
 /// `serverDraining` with the other nodes that take sessions, and the node record says
 /// `draining` so that no node sends anyone here. What runs goes on for `server.drainSeconds`

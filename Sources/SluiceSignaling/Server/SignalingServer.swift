@@ -102,7 +102,7 @@ public final class SignalingServer {
 
     /// 503 while draining, so that a load balancer sends new clients elsewhere.
     func health() -> HTTPResponse {
-        let draining = sessions.isDraining || control.flags.drain != nil
+        let draining = isDraining
         let body: JSONValue = ["status": draining ? "draining" : "ok", "version": .string(config.serverVersion),
                                "sessions": JSONValue(sessions.connectedSessionCount),
                                "uptimeSeconds": JSONValue(uptimeSeconds)]
