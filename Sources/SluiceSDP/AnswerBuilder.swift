@@ -23,6 +23,10 @@ struct AnswerBuilder {
         let streams = sends ? [parameters.localStreamID] : []
         answer.msidSemantic = MsidSemantic(semantics: "WMS", identifiers: streams)
         answer.iceLite = true
+        // Both forms of header extension (RFC 8285): a dependency descriptor that carries its
+        // structure is longer than the one-byte form's 16 bytes, and a sender told nothing of
+        // the two-byte form leaves such a descriptor out (then no player could decode).
+        answer.extmapAllowMixed = offer.extmapAllowMixed
         return answer
     }
 
@@ -107,6 +111,7 @@ struct AnswerBuilder {
         m.codecs = codecs
         m.extensionMaps = CodecSelector.extensions(offered.extensionMaps + offer.extensionMaps)
         if dropTransportCC { m.extensionMaps.removeAll { $0.uri == CodecSelector.transportCCURI } }
+        if isAudio { m.extensionMaps.removeAll { $0.uri == CodecSelector.dependencyDescriptorURI } }
 
         let kbps = isAudio ? parameters.audioBitrateKbps : parameters.videoBitrateKbps
         var maxBitrate: Int?

@@ -13,7 +13,10 @@ struct CodecSelector {
     static let absSendTimeURI = "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"
     static let transportCCURI = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
     static let audioLevelURI = "urn:ietf:params:rtp-hdrext:ssrc-audio-level"
-    static let supportedExtensions = [midURI, ridURI, repairedRidURI, absSendTimeURI, transportCCURI, audioLevelURI]
+    static let dependencyDescriptorURI =
+        "https://aomediacodec.github.io/av1-rtp-spec/#dependency-descriptor-rtp-header-extension"
+    static let supportedExtensions = [midURI, ridURI, repairedRidURI, absSendTimeURI, transportCCURI, audioLevelURI,
+                                      dependencyDescriptorURI]
 
     let preference: [String]
 
@@ -166,6 +169,6 @@ struct CodecSelector {
         func id(_ uri: String) -> UInt8? { NegotiatedExtensions.id(maps.first { $0.uri == uri }?.id) }
         return NegotiatedExtensions(mid: id(midURI), rid: id(ridURI), repairedRid: id(repairedRidURI),
                                     absSendTime: id(absSendTimeURI), transportCC: id(transportCCURI),
-                                    audioLevel: id(audioLevelURI))
+                                    audioLevel: id(audioLevelURI), dependencyDescriptor: id(dependencyDescriptorURI))
     }
 }

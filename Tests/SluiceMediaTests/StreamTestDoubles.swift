@@ -23,6 +23,11 @@ final class TestSource: StreamSource {
     }
 
     var isSimulcast: Bool { layers.count > 1 }
+    var dependencyDescriptorID: UInt8?
+    var spatial: [LayerSelector.Layer] = []
+    var targets: DependencyTargets?
+    func spatialLayers(now: UInt64) -> [LayerSelector.Layer] { spatial }
+    func dependencyTargets() -> DependencyTargets? { targets }
     func selectorLayers(now: UInt64) -> [LayerSelector.Layer] { layers }
     func layerTiming(_ layer: Int) -> (fps: Double, temporalLayers: Int) { (30, 1) }
     func layerSize(_ layer: Int) -> (width: Int, height: Int) {

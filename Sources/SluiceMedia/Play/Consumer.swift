@@ -153,9 +153,12 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
     }
 
     private func layerSwitched(_ layerSwitch: LayerSwitch) {
-        guard let upstream, upstream.isSimulcast else { return }
+        guard let upstream, upstream.isSimulcast || state.forwarder.choosesSpatialLayers else { return }
         upstream.wantedLayersChanged()
-        let size = upstream.layerSize(layerSwitch.to)
+        var size = upstream.layerSize(layerSwitch.to)
+        if state.forwarder.choosesSpatialLayers, let layer = upstream.spatialLayers.first(where: { $0.index == layerSwitch.to }) {
+            size = (layer.width, layer.height)
+        }
         let reason = layerSwitch.from == nil ? LayerSelector.Reason.constraints : targetReason
         report(.layerChanged(parameters.handle, layer: layerSwitch.to, width: size.width, height: size.height,
                              reason: reason))
@@ -169,13 +172,19 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
     /// key frame, and the switch happens when it arrives.
     func selectLayer(now: UInt64) {
         guard let upstream, state.forwarder.video != nil else { return }
-        let layers = upstream.measuredLayers
+        // One SVC encoding: its spatial layers are what the player chooses among.
+        let spatial = upstream.isSimulcast ? [] : upstream.spatialLayers
+        let svc = !spatial.isEmpty
+        state.forwarder.choosesSpatialLayers = svc
+        let layers = svc ? spatial : upstream.measuredLayers
+        let current = svc ? state.forwarder.currentSpatial : state.forwarder.currentLayer
+        let target = svc ? state.forwarder.targetSpatial : state.forwarder.targetLayer
         let wanted = constraints.video ?? VideoConstraints()
         var choice: LayerSelector.Choice
         if let chosen = LayerSelector.choose(layers: layers, constraints: wanted, bandwidthKbps: limitingBandwidth(now: now),
-                                             current: state.forwarder.currentLayer) {
+                                             current: current) {
             choice = chosen
-        } else if state.forwarder.targetLayer == Int.max {
+        } else if target == Int.max {
             // Nothing measured yet: start from what the constraints say with no sizes known.
             let unknown = layers.map { LayerSelector.Layer(index: $0.index, width: 0, height: 0) }
             guard let chosen = LayerSelector.choose(layers: unknown, constraints: wanted, bandwidthKbps: nil) else { return }
@@ -188,19 +197,20 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
             sent.active = true
             return sent
         }
-        let ideal = LayerSelector.choose(layers: allSent, constraints: wanted, bandwidthKbps: limitingBandwidth(now: now),
-                                         current: state.forwarder.currentLayer)?.layer
+        // Dynacast pauses encodings; an SVC encoding's layers are all in it.
+        let ideal = svc ? nil : LayerSelector.choose(layers: allSent, constraints: wanted,
+                                                     bandwidthKbps: limitingBandwidth(now: now), current: current)?.layer
         if ideal != idealLayer {
             idealLayer = ideal
             upstream.wantedLayersChanged()
         }
-        if holdsUncongestedDrop(choice, layers: layers, now: now) {
-            choice = LayerSelector.Choice(layer: state.forwarder.targetLayer, reason: targetReason,
+        if holdsUncongestedDrop(choice, target: target, layers: layers, now: now) {
+            choice = LayerSelector.Choice(layer: target, reason: targetReason,
                                           notEnoughBandwidth: choice.notEnoughBandwidth)
         }
         let wasProbing = state.prober.isProbing
         state.prober.consider(choice: choice, layers: layers, constraints: wanted,
-                              current: state.forwarder.currentLayer,
+                              current: current,
                         remoteFractionLost: feedback.remoteFractionLost, estimate: &feedback.estimate, now: now)
         if state.prober.isProbing && !wasProbing { transport.worker.tickSoon(self) }
         // On the lowest layer with an estimate below even its rate, only its base temporal
@@ -210,8 +220,14 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
         let baseOnly = choice.notEnoughBandwidth
             && layers.filter(\.active).min(by: LayerSelector.ranksBelow)?.index == choice.layer
         state.forwarder.maxTemporalLayer = baseOnly ? 0 : Forwarder.temporalLayerLimit(
-            fpsCap: wanted.fps, timing: upstream.layerTiming(choice.layer))
-        if choice.layer != state.forwarder.targetLayer {
+            fpsCap: wanted.fps, timing: upstream.layerTiming(svc ? 0 : choice.layer))
+        chooseDecodeTarget(spatial: svc ? choice.layer : Int.max, upstream: upstream, now: now)
+        if svc {
+            if choice.layer != target {
+                state.forwarder.targetSpatial = choice.layer
+                targetReason = choice.reason
+            }
+        } else if choice.layer != state.forwarder.targetLayer {
             state.forwarder.targetLayer = choice.layer
             targetReason = choice.reason
             // Before the key-frame request: an edge asks its origin for the layer first.
@@ -230,8 +246,8 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
     /// the layer's measured rate, as when a key frame swells it for a second) waits until the
     /// shortfall has lasted `uncongestedDropMicros`: stepping at once made a player that had
     /// just climbed back to the top flap down and up. Loss or queueing steps down at once.
-    private func holdsUncongestedDrop(_ choice: LayerSelector.Choice, layers: [LayerSelector.Layer], now: UInt64) -> Bool {
-        let targetIndex = state.forwarder.targetLayer
+    private func holdsUncongestedDrop(_ choice: LayerSelector.Choice, target targetIndex: Int, layers: [LayerSelector.Layer],
+                                      now: UInt64) -> Bool {
         guard choice.reason == .bandwidth, targetIndex != Int.max, choice.layer != targetIndex,
               let target = layers.first(where: { $0.index == targetIndex }),
               let chosen = layers.first(where: { $0.index == choice.layer }),
@@ -246,6 +262,22 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
         if now &- since < Self.uncongestedDropMicros { return true }
         uncongestedDropSince = nil
         return false
+    }
+
+    /// The decode target for the chosen spatial layer (Int.max: all) and temporal cap, when the
+    /// source sends the dependency descriptor. A target the player's current one does not
+    /// contain waits for a switch point: a key picture is asked for.
+    private func chooseDecodeTarget(spatial: Int, upstream: any StreamUpstream, now: UInt64) {
+        guard let targets = upstream.dependencyTargets() else { return }
+        if targets.generation != state.forwarder.targets.generation { state.forwarder.targets = targets }
+        let wanted = targets.target(spatialID: spatial, temporalID: Int(state.forwarder.maxTemporalLayer))
+        guard wanted != state.forwarder.wantedTarget else { return }
+        state.forwarder.wantedTarget = wanted
+        let active = state.forwarder.activeTarget
+        if active >= 0, wanted >= 0, active < targets.contained.count,
+           targets.contained[active] & (1 << UInt32(wanted)) == 0 {
+            upstream.requestKeyFrame(layer: 0)
+        }
     }
 
     /// The estimate the selector should respect. With `quality: auto` that is always the

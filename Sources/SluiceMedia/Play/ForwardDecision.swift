@@ -16,6 +16,9 @@ struct ForwardRewrite {
     var vp8: VP8Rewrite?
     /// Set when this packet moved the player's video to another layer (a simulcast switch).
     var layerSwitch: LayerSwitch?
+    /// The packet ends the player's picture (the last of its top spatial layer): the RTP marker
+    /// is set whatever the source's was.
+    var setsMarker = false
 }
 
 struct LayerSwitch: Equatable {

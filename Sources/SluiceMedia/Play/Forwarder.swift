@@ -41,6 +41,24 @@ struct Forwarder {
     let rewritesVP8: Bool
     private var vp8 = VP8Munger()
 
+    // The dependency descriptor (`Forwarder+Dependency.swift`), set by the consumer off the
+    // packet path.
+    /// The source's decode targets, for the structure `targets.generation`.
+    var targets = DependencyTargets()
+    /// The decode target this player should get (-1: not known yet).
+    var wantedTarget = -1
+    /// The one it gets now (-1: none yet; the next switch point starts it).
+    var activeTarget = -1
+    /// Frames went out by their layers alone (before `wantedTarget` was known): every lower
+    /// target is contained in what the player has.
+    var forwardedByLayers = false
+    /// SVC: the player's layer choice picks a spatial layer of the one encoding (`targetSpatial`;
+    /// Int.max: all), and switches are reported between spatial layers.
+    var choosesSpatialLayers = false
+    var targetSpatial = Int.max
+    /// The spatial layer forwarded now (SVC); nil before the first.
+    var currentSpatial: Int?
+
     init(audio: Track?, video: Track?, rewritesVP8: Bool) {
         self.audio = audio
         self.video = video
@@ -54,10 +72,14 @@ struct Forwarder {
         video?.needsRestart = true
         currentLayer = nil
         targetLayer = Int.max
+        restartDependency()
     }
 
     mutating func restart(_ kind: MediaKind) {
-        if kind == .audio { audio?.needsRestart = true } else { video?.needsRestart = true }
+        if kind == .audio { audio?.needsRestart = true } else {
+            video?.needsRestart = true
+            restartDependency()
+        }
     }
 
     /// `captureMicros(layer, timestamp)` maps a source RTP timestamp to the publisher's clock
@@ -79,12 +101,21 @@ struct Forwarder {
             guard layer == targetLayer || (targetLayer == Int.max && (currentLayer == nil || currentLayer == layer))
             else { return .drop }
             guard item.isKeyFrame else { return .waitForKeyFrame(layer: layer) }
-            if currentLayer != layer { layerSwitch = LayerSwitch(from: currentLayer, to: layer) }
+            if currentLayer != layer && !choosesSpatialLayers { layerSwitch = LayerSwitch(from: currentLayer, to: layer) }
+            if video!.needsRestart { restartDependency() }
             currentLayer = layer
             video!.needsRestart = true
             vp8.restart()
         }
-        if let tid = item.temporalLayer {
+        var setsMarker = false
+        if let frame = item.dependency {
+            guard let (marker, switched) = followDependency(frame, sourceMarker: item.packet.marker) else {
+                video!.munger.skip(sequence: item.packet.sequenceNumber)
+                return .drop
+            }
+            setsMarker = marker
+            if let switched { layerSwitch = switched }
+        } else if let tid = item.temporalLayer {
             if temporalLimit != maxTemporalLayer
                 && (tid > temporalLimit || maxTemporalLayer < temporalLimit || item.isKeyFrame) {
                 followTemporalCap(item, temporalLayer: tid)
@@ -96,7 +127,11 @@ struct Forwarder {
                 return .drop
             }
         }
-        let decision = Self.map(item, track: &video!, layerSwitch: layerSwitch, captureMicros: captureMicros)
+        var decision = Self.map(item, track: &video!, layerSwitch: layerSwitch, captureMicros: captureMicros)
+        if setsMarker, case .forward(var forward) = decision {
+            forward.setsMarker = true
+            decision = .forward(forward)
+        }
         guard rewritesVP8, let descriptor = item.vp8, case .forward(var forward) = decision else { return decision }
         // Picture ids and TL0PICIDX differ per layer and per publisher: continue them.
         forward.vp8 = vp8.map(descriptor)

@@ -85,9 +85,15 @@ final class RTPSender {
         var payload = UnsafeRawBufferPointer(packet.payload)
         var redBlocks = 0
         if let red = item.red { (payloadType, payload, redBlocks) = redChoice(red, payload: payload, track: &track) }
-        let payloadOffset = writeHeader(&writer, track: track, payloadType: payloadType, marker: packet.marker,
+        // The dependency descriptor goes on as the publisher wrote it, to a player that took it.
+        var dependency: UnsafeRawBufferPointer?
+        if let frame = item.dependency, track.extensionIDs.dependencyDescriptor != nil {
+            dependency = frame.bytes(in: UnsafeRawBufferPointer(packet.buffer))
+        }
+        let payloadOffset = writeHeader(&writer, track: track, payloadType: payloadType,
+                                        marker: packet.marker || rewrite.setsMarker,
                                         sequence: rewrite.sequence, timestamp: rewrite.timestamp,
-                                        audioLevel: item.audioLevel, now: item.now)
+                                        audioLevel: item.audioLevel, now: item.now, dependency: dependency)
         writer.write(bytes: payload)
         guard !writer.overflowed else {
             giveBack(buffer)
@@ -106,14 +112,17 @@ final class RTPSender {
             track.frames.record(timestamp: rewrite.timestamp)
             state.sent.record(.init(outTimestamp: rewrite.timestamp, pictureID: descriptor.pictureID,
                               outSequence: rewrite.sequence, sourceSequence: packet.sequenceNumber,
-                              tl0PicIdx: descriptor.tl0PicIdx, layer: UInt8(truncatingIfNeeded: item.layer), valid: true))
+                              tl0PicIdx: descriptor.tl0PicIdx,
+                              layer: UInt8(truncatingIfNeeded: item.layer) & 0x7f
+                                  | (rewrite.setsMarker ? SentPacketMap.markerFlag : 0),
+                              valid: true))
         }
         track.countSent(timestamp: rewrite.timestamp)
         track.packets += 1
         track.bytes += UInt64(writer.offset)
         track.lastRTPTimestamp = rewrite.timestamp
         track.lastSendMicros = item.now
-        track.atFrameBoundary = packet.marker
+        track.atFrameBoundary = packet.marker || rewrite.setsMarker
         if item.isKeyFrame {
             track.keyFrames += 1
             track.keyFrameTimestamp = rewrite.timestamp
@@ -138,16 +147,22 @@ final class RTPSender {
     /// it negotiated. Returns where the payload goes.
     @inline(__always)
     private func writeHeader(_ writer: inout ByteWriter, track: borrowing OutgoingTrack, payloadType: UInt8, marker: Bool,
-                             sequence: UInt16, timestamp: UInt32, audioLevel: UInt8?, now: UInt64) -> Int {
+                             sequence: UInt16, timestamp: UInt32, audioLevel: UInt8?, now: UInt64,
+                             dependency: UnsafeRawBufferPointer? = nil) -> Int {
         let header = RTPHeader(marker: marker, payloadType: payloadType, sequenceNumber: sequence,
                                timestamp: timestamp, ssrc: track.parameters.localSSRC)
-        guard track.oneByteExtensions else {
+        // A descriptor that brings its structure is longer than the one-byte form allows.
+        let dependencyFits = dependency.map { value in
+            track.extensionIDs.dependencyDescriptor.map { RTPHeaderExtensionForm.fitsOneByte(id: $0, length: value.count) }
+                ?? true
+        } ?? true
+        guard track.oneByteExtensions && dependencyFits else {
             var extensions = RTPHeaderExtensionList()
-            appendExtensions(to: &extensions, track: track, audioLevel: audioLevel, now: now)
+            appendExtensions(to: &extensions, track: track, audioLevel: audioLevel, now: now, dependency: dependency)
             return header.write(into: &writer, extensions: extensions) ?? 0
         }
         var block = RTPOneByteExtensionBlock(header: header, writer: writer)
-        appendExtensions(to: &block, track: track, audioLevel: audioLevel, now: now)
+        appendExtensions(to: &block, track: track, audioLevel: audioLevel, now: now, dependency: dependency)
         return block.finish(into: &writer) ?? 0
     }
 
@@ -156,7 +171,8 @@ final class RTPSender {
     /// into the packet when every id fits the one-byte form (`OutgoingTrack.oneByteExtensions`).
     @inline(__always)
     private func appendExtensions<Sink: RTPHeaderExtensionSink>(to sink: inout Sink, track: borrowing OutgoingTrack,
-                                                               audioLevel: UInt8?, now: UInt64) {
+                                                               audioLevel: UInt8?, now: UInt64,
+                                                               dependency: UnsafeRawBufferPointer? = nil) {
         let ids = track.extensionIDs
         // Each header says for itself whether it took a number (a packet dropped after its
         // header was written must not leave its number to the next one).
@@ -175,6 +191,7 @@ final class RTPSender {
             state.transportSequence &+= 1
         }
         if let id = ids.audioLevel, let level = audioLevel { sink.append(id: id, uint8: level) }
+        if let id = ids.dependencyDescriptor, let dependency { sink.append(id: id, value: dependency) }
     }
 
     /// Every RTP packet to the player leaves here, so the send history sees them all.
@@ -225,20 +242,27 @@ final class RTPSender {
     func retransmit(_ outSequence: UInt16, from upstream: any StreamUpstream, now: UInt64) {
         guard let video = state.video, let entry = state.sent.lookup(outSequence),
               !video.precedesKeyFrame(entry.outTimestamp),
-              let stored = upstream.storedPacket(layer: Int(entry.layer), sequence: entry.sourceSequence),
+              let stored = upstream.storedPacket(layer: Int(entry.layer & 0x7f), sequence: entry.sourceSequence),
               let source = RTPPacket(parsing: stored) else { return }
         guard let (buffer, raw) = takeBuffer() else { return }
         var writer = ByteWriter(raw)
+        // The stored packet is the publisher's: its descriptor under the publisher's id.
+        var dependency: UnsafeRawBufferPointer?
+        if video.extensionIDs.dependencyDescriptor != nil, let id = upstream.dependencyDescriptorID,
+           let value = source.extensionValue(id: id) {
+            dependency = UnsafeRawBufferPointer(value)
+        }
+        let marker = source.marker || entry.layer & SentPacketMap.markerFlag != 0
         let payloadOffset: Int
         if video.rtx != nil {
             var extensions = RTPHeaderExtensionList()
-            appendExtensions(to: &extensions, track: video, audioLevel: nil, now: now)
-            payloadOffset = state.video!.rtx!.writeHeader(into: &writer, marker: source.marker, timestamp: entry.outTimestamp,
+            appendExtensions(to: &extensions, track: video, audioLevel: nil, now: now, dependency: dependency)
+            payloadOffset = state.video!.rtx!.writeHeader(into: &writer, marker: marker, timestamp: entry.outTimestamp,
                                                          originalSequence: outSequence, extensions: extensions) ?? 0
         } else {
             payloadOffset = writeHeader(&writer, track: video, payloadType: video.parameters.payloadType,
-                                        marker: source.marker, sequence: outSequence,
-                                        timestamp: entry.outTimestamp, audioLevel: nil, now: now)
+                                        marker: marker, sequence: outSequence,
+                                        timestamp: entry.outTimestamp, audioLevel: nil, now: now, dependency: dependency)
         }
         writer.write(bytes: UnsafeRawBufferPointer(source.payload))
         guard !writer.overflowed else {

@@ -13,9 +13,13 @@ struct SentPacketMap {
         var outSequence: UInt16
         var sourceSequence: UInt16
         var tl0PicIdx: Int16
+        /// The source layer (bits 0-6), and in bit 7 whether the copy set the RTP marker where
+        /// the source had none (`markerFlag`: it ended the player's picture).
         var layer: UInt8
         var valid: Bool
     }
+
+    static let markerFlag: UInt8 = 0x80
 
     private let entries = PacketRecordRing(count: slots, repeating: Entry(outTimestamp: 0, pictureID: -1, outSequence: 0,
                                                                           sourceSequence: 0, tl0PicIdx: -1, layer: 0,

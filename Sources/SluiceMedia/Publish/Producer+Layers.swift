@@ -48,13 +48,43 @@ extension Producer {
     }
 }
 
+extension Producer {
+    /// The decode targets of the one encoding's dependency structure, when the publisher sends
+    /// the dependency descriptor and a structure came; nil otherwise (and with simulcast, whose
+    /// encodings players choose among instead).
+    func dependencyTargets() -> DependencyTargets? {
+        guard state.layers.count == 1, let table = state.layers[0].dependencies, table.isLoaded else { return nil }
+        return DependencyTargets(table)
+    }
+
+    /// The spatial layers of one SVC encoding, as the selector sees layers: each its size (from
+    /// the structure), the encoding's frame rate, and what its decode target with every temporal
+    /// layer costs. Empty without spatial layers.
+    func spatialLayers(now: UInt64) -> [LayerSelector.Layer] {
+        guard state.layers.count == 1, let table = state.layers[0].dependencies, table.isLoaded, table.maxSpatialID > 0,
+              let meters = state.layers[0].targetMeters else { return [] }
+        let layer = state.layers[0]
+        return (0...table.maxSpatialID).map { spatial in
+            let size = table.resolution(spatialID: spatial) ?? (0, 0)
+            let target = table.decodeTarget(spatialID: spatial, temporalID: 255)
+            return LayerSelector.Layer(index: spatial, width: size.width, height: size.height, fps: layer.frames.fps,
+                                       bitrateKbps: meters.kbps(target: target), active: layer.isActive(now: now))
+        }
+    }
+}
+
 extension Producer: StreamSource {
+    var dependencyDescriptorID: UInt8? { videoParameters?.extensions.dependencyDescriptor }
+
     /// The layers as a worker that relays this stream needs them (`SourceSnapshot`).
     func snapshot(now: UInt64) -> SourceSnapshot {
         var snapshot = SourceSnapshot()
         snapshot.present = true
         snapshot.isSimulcast = isSimulcast
         snapshot.clockRate = videoParameters?.clockRate ?? 90_000
+        snapshot.dependencyDescriptorID = dependencyDescriptorID
+        snapshot.spatialLayers = spatialLayers(now: now)
+        snapshot.dependencyTargets = dependencyTargets()
         let selector = selectorLayers(now: now)
         let stats = layerStats(now: now)
         snapshot.layers = state.layers.indices.map { i in

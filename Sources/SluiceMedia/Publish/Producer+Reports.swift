@@ -47,6 +47,7 @@ extension Producer {
             state.layers[i].bitrate.sample(totalBytes: state.layers[i].stats.bytes, now: now)
             state.layers[i].sampled(now: now)
             state.layers[i].frames.sample(now: now)
+            if state.layers[i].targetMeters != nil { state.layers[i].targetMeters!.sample(now: now) }
         }
         if transport.isConnected {
             sendReceiverReport(now: now)

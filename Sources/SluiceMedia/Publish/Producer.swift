@@ -98,6 +98,12 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
                                      rtxSSRC: v.simulcast.first?.rtxSSRC ?? v.remoteRTXSSRCs.first)]
             }
         }
+        if parameters.video?.extensions.dependencyDescriptor != nil {
+            for i in layers.indices {
+                layers[i].dependencies = DependencyTemplateTable()
+                layers[i].targetMeters = DecodeTargetMeters()
+            }
+        }
         state = OwnedState(ReceiveState(audio: parameters.audio.map { AudioTrack(parameters: $0, ssrc: $0.remoteSSRCs.first) },
                                                  layers: layers))
         videoParameters = parameters.video
@@ -253,7 +259,21 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         let stored = state.layers[layer].retransmissions.store(UnsafeRawBufferPointer(packet.buffer),
                                                          sequence: packet.sequenceNumber, shared: transport.worker.shared)
         let payload = UnsafeRawBufferPointer(packet.payload)
-        let (keyFrame, temporalLayer, vp8) = videoCodec.describe(payload)
+        var (keyFrame, temporalLayer, vp8) = videoCodec.describe(payload)
+        var dependency: DependencyFrame?
+        if state.layers[layer].dependencies != nil {
+            dependency = readDependency(packet, layer: layer)
+            if let frame = dependency {
+                // The descriptor speaks for every codec: the frame that brings the structure
+                // starts a key picture, and its other spatial layers' frames belong to it.
+                if frame.attachesStructure { state.layers[layer].dependencyKeyTimestamp = packet.timestamp }
+                keyFrame = keyFrame || state.layers[layer].dependencyKeyTimestamp == packet.timestamp
+                temporalLayer = frame.temporalID
+                if !isRetransmission {
+                    state.layers[layer].targetMeters!.record(indications: frame.indications, size: packet.buffer.count)
+                }
+            }
+        }
         if let tid = temporalLayer, Int(tid) + 1 > state.layers[layer].temporalLayers {
             state.layers[layer].temporalLayers = Int(tid) + 1
         }
@@ -280,10 +300,32 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         state.lastMediaMicros = now
         guard let router else { return }
         // Key frames the players asked for meanwhile go out now, after the fan-out.
-        let requests = router.forward(ForwardedPacket(packet: packet, kind: .video, layer: layer, isKeyFrame: keyFrame,
-                                                      temporalLayer: temporalLayer, vp8: vp8, clockRate: clockRate,
-                                                      audioLevel: nil, now: now, stored: stored))
+        var item = ForwardedPacket(packet: packet, kind: .video, layer: layer, isKeyFrame: keyFrame,
+                                   temporalLayer: temporalLayer, vp8: vp8, clockRate: clockRate,
+                                   audioLevel: nil, now: now, stored: stored)
+        item.dependency = dependency
+        let requests = router.forward(item)
         if !requests.isEmpty { requestKeyFrames(requests) }
+    }
+
+    /// The packet's dependency descriptor, read against the layer's structure; nil when it has
+    /// none, or one that does not parse (counted, and logged once: the packet goes on without).
+    @inline(__always)
+    private func readDependency(_ packet: RTPPacket, layer: Int) -> DependencyFrame? {
+        guard let id = videoParameters?.extensions.dependencyDescriptor, let value = packet.extensionValue(id: id),
+              let start = value.baseAddress, let base = packet.buffer.baseAddress else { return nil }
+        if let frame = DependencyFrame.read(UnsafeRawBufferPointer(value), offset: start - base,
+                                            table: &state.layers[layer].dependencies!) {
+            return frame
+        }
+        state.layers[layer].malformedDependencies &+= 1
+        if state.layers[layer].malformedDependencies == 1 {
+            transport.worker.log?.warn("stream \(parameters.stream): publisher \(parameters.handle) sent a dependency "
+                                       + "descriptor that does not parse, or names a template before any structure; "
+                                       + "such packets are forwarded without one",
+                                       [.stream(parameters.stream), .handle("\(parameters.handle)")])
+        }
+        return nil
     }
 
     func transport(_ transport: WebRTCTransport, didReceiveRTCP bytes: UnsafeMutableRawBufferPointer, now: UInt64) {

@@ -25,6 +25,17 @@ struct VideoLayer {
     var temporalLayers = 1
     var retransmissions = RetransmissionBuffer()
     var nacks = NackGenerator()
+    /// The dependency structure its descriptors refer to, when the publisher negotiated the
+    /// dependency descriptor (nil otherwise: nothing allocated for it).
+    var dependencies: DependencyTemplateTable?
+    /// The RTP timestamp of the last key frame its descriptors announced (the frame that
+    /// brought the structure): every frame of that picture, in any spatial layer, is part of
+    /// the key frame.
+    var dependencyKeyTimestamp: UInt32?
+    /// Descriptors that did not parse (their packets go on without one).
+    var malformedDependencies: UInt64 = 0
+    /// Per decode target of its dependency structure, what it costs (with `dependencies`).
+    var targetMeters: DecodeTargetMeters?
 
     init(rid: String?, ssrc: UInt32?, rtxSSRC: UInt32? = nil) {
         self.rid = rid.flatMap { RTPToken($0) }

@@ -1,3 +1,4 @@
+import SluiceRTP
 import SluiceVocabulary
 
 /// One packet handed from the worker that receives a stream to another worker with players of
@@ -14,6 +15,8 @@ struct RelayEntry {
     var temporalLayer: UInt8 = 0
     var audioLevel: UInt8 = 0
     var clockRate: UInt32 = 0
+    /// The dependency descriptor as the home read it (its bytes are in the packet).
+    var dependency: DependencyFrame?
 
     static let video: UInt8 = 1
     static let keyFrame: UInt8 = 2

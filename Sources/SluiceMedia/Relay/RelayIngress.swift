@@ -68,6 +68,7 @@ final class RelayIngress: StreamSource, WorkerTickable {
             temporalLayer: entry.flags & RelayEntry.hasTemporalLayer != 0 ? entry.temporalLayer : nil, vp8: vp8,
             clockRate: entry.clockRate, audioLevel: entry.flags & RelayEntry.hasAudioLevel != 0 ? entry.audioLevel : nil,
             now: now)
+        item.dependency = entry.dependency
         if entry.flags & RelayEntry.red != 0 {
             item.red = REDPayload(parsing: UnsafeRawBufferPointer(packet.payload), redPayloadType: packet.payloadType)
         }
@@ -92,8 +93,11 @@ final class RelayIngress: StreamSource, WorkerTickable {
     // MARK: StreamSource
 
     var isSimulcast: Bool { snapshot.isSimulcast }
+    var dependencyDescriptorID: UInt8? { snapshot.dependencyDescriptorID }
 
     func selectorLayers(now: UInt64) -> [LayerSelector.Layer] { snapshot.layers.map(\.selector) }
+    func spatialLayers(now: UInt64) -> [LayerSelector.Layer] { snapshot.spatialLayers }
+    func dependencyTargets() -> DependencyTargets? { snapshot.dependencyTargets }
 
     func layerTiming(_ layer: Int) -> (fps: Double, temporalLayers: Int) {
         snapshot.layers.indices.contains(layer) ? (snapshot.layers[layer].fps, snapshot.layers[layer].temporalLayers) : (0, 1)

@@ -17,7 +17,12 @@ struct SourceSnapshot: Sendable {
     var present = false
     var isSimulcast = false
     var clockRate: UInt32 = 90_000
+    /// The publisher's dependency descriptor id, under which the packets carry it (nil: none).
+    var dependencyDescriptorID: UInt8?
     var layers: [Layer] = []
+    /// The spatial layers of one SVC encoding (`StreamSource.spatialLayers`); empty without.
+    var spatialLayers: [LayerSelector.Layer] = []
+    var dependencyTargets: DependencyTargets?
     var audioMuted = false
     var videoMuted = false
 }

@@ -125,6 +125,7 @@ final class WorkerRelay: WorkerInlet {
         if packet.vp8 != nil { flags |= RelayEntry.vp8 }
         if packet.red != nil { flags |= RelayEntry.red }
         entry.flags = flags
+        entry.dependency = packet.dependency
         for target in targets {
             guard let queue = state.outgoing[target.worker] else { continue }
             entry.key = target.key.raw

@@ -25,4 +25,8 @@ struct ForwardedPacket: ~Copyable {
     /// Audio in RED (RFC 2198): its blocks as parsed once where the packet arrived. A sink
     /// without RED takes the primary alone (`REDPayload.primary`); nil for plain Opus.
     var red: REDPayload? = nil
+    /// The dependency descriptor (AV1 RTP specification, appendix A), when the publisher sends
+    /// one: the frame's layers and decode target indications, and where its bytes are in
+    /// `packet`. Read once where the packet arrived.
+    var dependency: DependencyFrame? = nil
 }

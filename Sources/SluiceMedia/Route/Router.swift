@@ -42,6 +42,7 @@ final class Router {
     private(set) var audioMuted = false
     private(set) var videoMuted = false
     private(set) var measuredLayers: [LayerSelector.Layer] = []
+    private(set) var spatialLayers: [LayerSelector.Layer] = []
 
     /// True while the source is calling in (fan-out, layer measurements): key-frame
     /// requests then wait in `requested` and go back to it as the call's result.
@@ -62,6 +63,7 @@ final class Router {
         fanOut.keyFrames.removeAll()
         source.router = self
         measuredLayers = source.selectorLayers(now: MonotonicClock.nowMicros())
+        spatialLayers = source.spatialLayers(now: MonotonicClock.nowMicros())
         for sink in fanOut.sinks { sink.sourceChanged(present: true) }
         publishSnapshot()
     }
@@ -71,6 +73,7 @@ final class Router {
         self.source = nil
         source.router = nil
         measuredLayers = []
+        spatialLayers = []
         for sink in fanOut.sinks { sink.sourceChanged(present: false) }
         publishSnapshot()
     }
@@ -172,6 +175,7 @@ final class Router {
     /// reconsiders its layer, off the packet path. Returns the key frames that asks for.
     func layersMeasured(_ layers: [LayerSelector.Layer], now: UInt64) -> KeyFrameRequests {
         measuredLayers = layers
+        spatialLayers = source?.spatialLayers(now: now) ?? []
         producerCalling = true
         for sink in fanOut.sinks { sink.layersMeasured(now: now) }
         producerCalling = false
@@ -270,6 +274,10 @@ extension Router: StreamUpstream {
     func storedPacket(layer: Int, sequence: UInt16) -> UnsafeMutableRawBufferPointer? {
         source?.storedPacket(layer: layer, sequence: sequence)
     }
+
+    var dependencyDescriptorID: UInt8? { source?.dependencyDescriptorID }
+
+    func dependencyTargets() -> DependencyTargets? { source?.dependencyTargets() }
 
     func keyFrameMark(layer: Int) -> KeyFrameMark? {
         guard layer >= 0, layer < fanOut.keyFrames.count else { return nil }

@@ -9,11 +9,17 @@ protocol StreamSource: AnyObject {
     var isSimulcast: Bool { get }
     /// The layers as the selector sees them, measured now.
     func selectorLayers(now: UInt64) -> [LayerSelector.Layer]
+    /// The spatial layers of one SVC encoding, measured now; empty without.
+    func spatialLayers(now: UInt64) -> [LayerSelector.Layer]
+    /// The decode targets of its dependency structure; nil without one.
+    func dependencyTargets() -> DependencyTargets?
     func layerTiming(_ layer: Int) -> (fps: Double, temporalLayers: Int)
     func layerSize(_ layer: Int) -> (width: Int, height: Int)
     func layerStats(now: UInt64) -> [LayerStats]
     func captureMicros(layer: Int, timestamp: UInt32) -> Int64?
     func storedPacket(layer: Int, sequence: UInt16) -> UnsafeMutableRawBufferPointer?
+    /// The publisher's dependency descriptor id, under which its stored packets carry it.
+    var dependencyDescriptorID: UInt8? { get }
     func requestKeyFrames(_ requests: KeyFrameRequests)
     /// What a relaying worker must know of the source now (`WorkerRelay`): asked of the home's
     /// source only.

@@ -8,6 +8,12 @@ protocol StreamUpstream: AnyObject {
     /// The source's layers as last measured (about once a second, off the packet path);
     /// empty without a publisher.
     var measuredLayers: [LayerSelector.Layer] { get }
+    /// The spatial layers of a source that sends one SVC encoding, as last measured: what its
+    /// players choose among instead of `measuredLayers`. Empty otherwise.
+    var spatialLayers: [LayerSelector.Layer] { get }
+    /// The decode targets of the source's dependency structure (the dependency descriptor);
+    /// nil when it sends none.
+    func dependencyTargets() -> DependencyTargets?
     /// True while the stream has a source: a publisher, or on another worker its relay.
     var hasSource: Bool { get }
     var isSimulcast: Bool { get }
@@ -20,6 +26,9 @@ protocol StreamUpstream: AnyObject {
     func captureMicros(layer: Int, timestamp: UInt32) -> Int64?
     /// The producer's stored copy of a packet, for a player's NACK.
     func storedPacket(layer: Int, sequence: UInt16) -> UnsafeMutableRawBufferPointer?
+    /// The extension id of the dependency descriptor in the stored packets (the publisher's);
+    /// nil when they carry none.
+    var dependencyDescriptorID: UInt8? { get }
     /// Instant join: `layer`'s last key frame and the live edge, as the router saw them; nil
     /// before the first.
     func keyFrameMark(layer: Int) -> KeyFrameMark?

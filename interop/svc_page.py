@@ -1,0 +1,134 @@
+"""A page script for SVC tests: one publisher that sends one encoding with its own layers
+(`scalabilityMode`, in VP9 or AV1) and any number of players, each its own RTCPeerConnection and
+signaling session, in one Chromium page."""
+
+from page_parts import MAINTAIN_RESOLUTION_JS, OPEN_JS
+
+SVC_SCRIPT = r"""
+window.svc = (() => {
+  const api = {players: {}, pub: null};
+
+""" + OPEN_JS + MAINTAIN_RESOLUTION_JS + r"""
+  // One codec and its retransmissions.
+  const only = (transceiver, mime) => {
+    const codecs = RTCRtpReceiver.getCapabilities('video').codecs
+      .filter((c) => c.mimeType === mime || c.mimeType === 'video/rtx');
+    transceiver.setCodecPreferences(codecs);
+  };
+
+  // Chromium offers the dependency descriptor on a receive-only transceiver only when asked
+  // (the header extension control API); without it the player could not decode AV1 SVC.
+  const DD = 'https://aomediacodec.github.io/av1-rtp-spec/#dependency-descriptor-rtp-header-extension';
+  const offerDependencyDescriptor = (transceiver) => {
+    if (!transceiver.getHeaderExtensionsToNegotiate) return;
+    const extensions = transceiver.getHeaderExtensionsToNegotiate().map((e) =>
+      e.uri === DD ? {...e, direction: 'sendrecv'} : e);
+    transceiver.setHeaderExtensionsToNegotiate(extensions);
+  };
+
+  // A 1280x720 picture at 30 fps with fine detail that moves every frame (the fake camera's
+  // is so plain that an SVC encoder spends almost as much on its lowest layer as on its top
+  // one): squares of random colour over a drifting gradient.
+  const busyPicture = () => {
+    const canvas = document.createElement('canvas');
+    canvas.width = 1280;
+    canvas.height = 720;
+    const g = canvas.getContext('2d');
+    let frame = 0;
+    const draw = () => {
+      frame++;
+      const gradient = g.createLinearGradient((frame * 7) % 1280, 0, 1280 - (frame * 5) % 1280, 720);
+      gradient.addColorStop(0, '#204080');
+      gradient.addColorStop(1, '#e0c040');
+      g.fillStyle = gradient;
+      g.fillRect(0, 0, 1280, 720);
+      for (let i = 0; i < 400; i++) {
+        g.fillStyle = `rgb(${(Math.random() * 255) | 0},${(Math.random() * 255) | 0},${(Math.random() * 255) | 0})`;
+        g.fillRect((Math.random() * 1272) | 0, (Math.random() * 712) | 0, 8, 8);
+      }
+      g.fillStyle = '#fff';
+      g.font = '48px sans-serif';
+      g.fillText(`frame ${frame}`, 40 + (frame * 3) % 900, 360);
+    };
+    draw();
+    setInterval(draw, 33);
+    return canvas.captureStream(30);
+  };
+
+  api.canSend = (mime, mode) => RTCRtpSender.getCapabilities('video').codecs.some((c) => c.mimeType === mime
+    && (!c.scalabilityModes || c.scalabilityModes.includes(mode)));
+
+  // The fake camera at 1280x720, one encoding in `mime` with `mode` (L3T3_KEY, L1T3, ...).
+  api.publish = async (url, stream, mime, mode, maxKbps = 2500) => {
+    const client = await open(url);
+    await client.call('connect', {appKey: 'defaultApp'});
+    const media = busyPicture();
+    const track = media.getVideoTracks()[0];
+    track.contentHint = 'detail';
+    const pc = new RTCPeerConnection({iceServers: []});
+    const transceiver = pc.addTransceiver(track, {direction: 'sendonly', streams: [media],
+      sendEncodings: [{scalabilityMode: mode, maxBitrate: maxKbps * 1000}]});
+    only(transceiver, mime);
+    await maintainResolution(transceiver.sender);
+    await pc.setLocalDescription(await pc.createOffer());
+    // The declared rate is the answer's start bitrate: every spatial layer has its share at once.
+    const result = await client.call('publish', {stream, sdp: pc.localDescription.sdp,
+      constraints: {audio: false, video: {maxBitrate: maxKbps}}});
+    await pc.setRemoteDescription({type: 'answer', sdp: result.sdp});
+    api.pub = {client, pc, handle: result.handle, offer: pc.localDescription.sdp, answer: result.sdp};
+    return result.handle;
+  };
+
+  api.outbound = async () => {
+    let out = {frameWidth: 0, framesEncoded: 0, bytesSent: 0, at: performance.now()};
+    (await api.pub.pc.getStats()).forEach((s) => {
+      if (s.type === 'outbound-rtp' && s.kind === 'video') {
+        out = {frameWidth: s.frameWidth || 0, framesEncoded: s.framesEncoded || 0, bytesSent: s.bytesSent || 0,
+               scalabilityMode: s.scalabilityMode || '', keyFramesEncoded: s.keyFramesEncoded || 0,
+               encoder: s.encoderImplementation || '', targetBitrate: s.targetBitrate || 0,
+               limitation: s.qualityLimitationReason || '', fps: s.framesPerSecond || 0, at: performance.now()};
+      }
+    });
+    return out;
+  };
+
+  api.play = async (url, stream, name, constraints, mime) => {
+    const client = await open(url);
+    await client.call('connect', {appKey: 'defaultApp'});
+    const pc = new RTCPeerConnection({iceServers: []});
+    const transceiver = pc.addTransceiver('video', {direction: 'recvonly'});
+    only(transceiver, mime);
+    offerDependencyDescriptor(transceiver);
+    await pc.setLocalDescription(await pc.createOffer());
+    const result = await client.call('play', {stream, sdp: pc.localDescription.sdp, constraints});
+    await pc.setRemoteDescription({type: 'answer', sdp: result.sdp});
+    api.players[name] = {client, pc, handle: result.handle, answer: result.sdp, offer: pc.localDescription.sdp};
+    return result.handle;
+  };
+
+  api.update = (name, constraints) => {
+    const p = api.players[name];
+    return p.client.call('update', {handle: p.handle, constraints});
+  };
+
+  api.inbound = async (name) => {
+    let out = {framesDecoded: 0, frameWidth: 0, bytesReceived: 0, at: performance.now()};
+    (await api.players[name].pc.getStats()).forEach((s) => {
+      if (s.type === 'inbound-rtp' && s.kind === 'video') {
+        out = {framesDecoded: s.framesDecoded || 0, frameWidth: s.frameWidth || 0, frameHeight: s.frameHeight || 0,
+               bytesReceived: s.bytesReceived || 0, packetsLost: s.packetsLost || 0, nackCount: s.nackCount || 0,
+               pliCount: s.pliCount || 0, freezeCount: s.freezeCount || 0,
+               keyFramesDecoded: s.keyFramesDecoded || 0, framesPerSecond: s.framesPerSecond || 0,
+               decoder: s.decoderImplementation || '', at: performance.now()};
+      }
+    });
+    return out;
+  };
+
+  api.answer = (name) => api.players[name].answer;
+  api.events = (name) => api.players[name].client.notes.filter((n) => n.method === 'streamEvent');
+  api.publisherStats = () => api.pub.client.call('getStats', {handle: api.pub.handle});
+  api.now = () => performance.now();
+  return api;
+})();
+"""

@@ -1,0 +1,107 @@
+"""SVC: headless Chromium publishes its fake 1280x720 camera as one encoding that carries its own
+layers (`scalabilityMode`), and Chromium players decode it through Sluice.
+
+- `test_av1_svc_plays_through_the_dependency_descriptor`: AV1 `L3T3_KEY`. The publish answer
+  keeps the dependency descriptor the publisher offered (and `extmap-allow-mixed`, which the
+  descriptor that carries the structure needs), players are answered with it too, and a player
+  decodes the whole picture, 1280 wide. Before the descriptor was negotiated, the publisher sent
+  none and no player decoded a frame.
+"""
+
+import asyncio
+
+import pytest
+
+from chromium import chromium_page
+from polling import poll
+from svc_page import SVC_SCRIPT
+
+DD_URI = "https://aomediacodec.github.io/av1-rtp-spec/#dependency-descriptor-rtp-header-extension"
+AV1 = "video/AV1"
+
+
+async def _publish(page, server, stream, mime, mode):
+    await page.evaluate(SVC_SCRIPT)
+    if not await page.evaluate("([m, mode]) => window.svc.canSend(m, mode)", [mime, mode]):
+        pytest.skip(f"this Chromium cannot send {mime} {mode}")
+    await page.evaluate("([url, stream, mime, mode]) => window.svc.publish(url, stream, mime, mode)",
+                        [server.ws_url, stream, mime, mode])
+    return await poll(page, "window.svc.outbound()", lambda o: o["frameWidth"] == 1280 and o["framesEncoded"] > 10,
+                      30, f"{mime} {mode} encoding 1280 wide")
+
+
+async def _publisher_ramped(page, kbps=800):
+    """Waits until the publisher sends at least `kbps` (its estimate of the path to the server
+    climbs for some seconds), so that every spatial layer has its share."""
+    first = await page.evaluate("window.svc.outbound()")
+    async def rate():
+        now = await page.evaluate("window.svc.outbound()")
+        return (now["bytesSent"] - rate.last["bytesSent"]) * 8 / max(1, now["at"] - rate.last["at"]), now
+    rate.last = first
+    for _ in range(20):
+        await asyncio.sleep(1)
+        value, rate.last = await rate()
+        print("ramp", round(value), rate.last)
+        if value >= kbps:
+            return value
+    raise AssertionError(f"the publisher never reached {kbps} kbit/s")
+
+
+def test_av1_svc_plays_through_the_dependency_descriptor(server, figures):
+    asyncio.run(_av1_svc_plays(server, figures))
+
+
+async def _av1_svc_plays(server, figures):
+    stream = "svc-av1-whole"
+    async with chromium_page() as page:
+        outbound = await _publish(page, server, stream, AV1, "L3T3_KEY")
+        answer = await page.evaluate("window.svc.pub.answer")
+        assert DD_URI in answer, "the publish answer dropped the dependency descriptor"
+        assert "a=extmap-allow-mixed" in answer, "the publish answer has no extmap-allow-mixed"
+        await page.evaluate("([url, stream, mime]) => window.svc.play(url, stream, 'p', {}, mime)",
+                            [server.ws_url, stream, AV1])
+        offer = await page.evaluate("window.svc.players.p.offer")
+        assert DD_URI in await page.evaluate("window.svc.answer('p')"), f"the play answer has no dependency descriptor {offer}"
+        player = await poll(page, "window.svc.inbound('p')",
+                            lambda s: s["frameWidth"] == 1280 and s["framesDecoded"] >= 30, 30,
+                            "the player decoding 1280-wide AV1")
+        published = await page.evaluate("window.svc.publisherStats()")
+        figures({"publisherOutbound": outbound, "player": player, "publisherStats": published.get("video")})
+
+
+WIDTHS = {"low": 320, "medium": 640, "high": 1280}
+
+
+def test_av1_svc_players_get_their_spatial_layer(server, figures):
+    asyncio.run(_av1_players_get_their_layer(server, figures))
+
+
+async def _av1_players_get_their_layer(server, figures):
+    stream = "svc-av1-layers"
+    async with chromium_page() as page:
+        outbound = await _publish(page, server, stream, AV1, "L3T3_KEY")
+        await _publisher_ramped(page)
+        for name in WIDTHS:
+            await page.evaluate("([url, stream, name, c, mime]) => window.svc.play(url, stream, name, c, mime)",
+                                [server.ws_url, stream, name, {"video": {"quality": name}}, AV1])
+        seen = {}
+        for name, width in WIDTHS.items():
+            seen[name] = await poll(page, f"window.svc.inbound('{name}')",
+                                    lambda s, w=width: s["frameWidth"] == w and s["framesDecoded"] >= 20, 40,
+                                    f"player {name} decoding {width}-wide AV1")
+        start = {n: await page.evaluate(f"window.svc.inbound('{n}')") for n in WIDTHS}
+        await asyncio.sleep(4)
+        end = {n: await page.evaluate(f"window.svc.inbound('{n}')") for n in WIDTHS}
+        kbps = {n: round((end[n]["bytesReceived"] - start[n]["bytesReceived"]) * 8
+                         / (end[n]["at"] - start[n]["at"]), 1) for n in WIDTHS}
+        fps = {n: round((end[n]["framesDecoded"] - start[n]["framesDecoded"]) * 1000
+                        / (end[n]["at"] - start[n]["at"]), 1) for n in WIDTHS}
+        published = await page.evaluate("window.svc.publisherStats()")
+        events = {n: [e["params"]["data"] for e in await page.evaluate(f"window.svc.events('{n}')")
+                      if e["params"]["type"] == "layerChanged"] for n in WIDTHS}
+        figures({"publisherOutbound": outbound, "players": end, "kbps": kbps, "fps": fps, "events": events,
+                 "publisherStats": published.get("video")})
+        for name, width in WIDTHS.items():
+            assert end[name]["frameWidth"] == width, f"{name}: {end[name]}"
+            assert end[name]["framesDecoded"] > start[name]["framesDecoded"] + 10, f"{name} stalled: {end[name]}"
+        assert kbps["low"] < kbps["high"] / 2, f"the low player got no less than half the high one's rate: {kbps}"
