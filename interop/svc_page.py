@@ -119,6 +119,8 @@ window.svc = (() => {
                bytesReceived: s.bytesReceived || 0, packetsLost: s.packetsLost || 0, nackCount: s.nackCount || 0,
                pliCount: s.pliCount || 0, freezeCount: s.freezeCount || 0,
                keyFramesDecoded: s.keyFramesDecoded || 0, framesPerSecond: s.framesPerSecond || 0,
+               framesReceived: s.framesReceived || 0, framesDropped: s.framesDropped || 0,
+               packetsReceived: s.packetsReceived || 0,
                decoder: s.decoderImplementation || '', at: performance.now()};
       }
     });

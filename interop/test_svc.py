@@ -18,6 +18,7 @@ from svc_page import SVC_SCRIPT
 
 DD_URI = "https://aomediacodec.github.io/av1-rtp-spec/#dependency-descriptor-rtp-header-extension"
 AV1 = "video/AV1"
+MIMES = {"av1": AV1, "vp9": "video/VP9"}
 
 
 async def _publish(page, server, stream, mime, mode):
@@ -41,7 +42,6 @@ async def _publisher_ramped(page, kbps=800):
     for _ in range(20):
         await asyncio.sleep(1)
         value, rate.last = await rate()
-        print("ramp", round(value), rate.last)
         if value >= kbps:
             return value
     raise AssertionError(f"the publisher never reached {kbps} kbit/s")
@@ -72,23 +72,25 @@ async def _av1_svc_plays(server, figures):
 WIDTHS = {"low": 320, "medium": 640, "high": 1280}
 
 
-def test_av1_svc_players_get_their_spatial_layer(server, figures):
-    asyncio.run(_av1_players_get_their_layer(server, figures))
+@pytest.mark.parametrize("codec", ["av1"])
+def test_svc_players_get_their_spatial_layer(server, figures, codec):
+    asyncio.run(_players_get_their_layer(server, figures, codec))
 
 
-async def _av1_players_get_their_layer(server, figures):
-    stream = "svc-av1-layers"
+async def _players_get_their_layer(server, figures, codec):
+    stream = f"svc-{codec}-layers"
+    mime = MIMES[codec]
     async with chromium_page() as page:
-        outbound = await _publish(page, server, stream, AV1, "L3T3_KEY")
+        outbound = await _publish(page, server, stream, mime, "L3T3_KEY")
         await _publisher_ramped(page)
         for name in WIDTHS:
             await page.evaluate("([url, stream, name, c, mime]) => window.svc.play(url, stream, name, c, mime)",
-                                [server.ws_url, stream, name, {"video": {"quality": name}}, AV1])
+                                [server.ws_url, stream, name, {"video": {"quality": name}}, mime])
         seen = {}
         for name, width in WIDTHS.items():
             seen[name] = await poll(page, f"window.svc.inbound('{name}')",
                                     lambda s, w=width: s["frameWidth"] == w and s["framesDecoded"] >= 20, 40,
-                                    f"player {name} decoding {width}-wide AV1")
+                                    f"player {name} decoding {width}-wide {codec}")
         start = {n: await page.evaluate(f"window.svc.inbound('{n}')") for n in WIDTHS}
         await asyncio.sleep(4)
         end = {n: await page.evaluate(f"window.svc.inbound('{n}')") for n in WIDTHS}
@@ -105,3 +107,61 @@ async def _av1_players_get_their_layer(server, figures):
             assert end[name]["frameWidth"] == width, f"{name}: {end[name]}"
             assert end[name]["framesDecoded"] > start[name]["framesDecoded"] + 10, f"{name} stalled: {end[name]}"
         assert kbps["low"] < kbps["high"] / 2, f"the low player got no less than half the high one's rate: {kbps}"
+        spatial = published["video"].get("spatialLayers") or []
+        assert [l["width"] for l in spatial] == [320, 640, 1280], f"the publisher's spatial layers: {spatial}"
+        assert all(l["bitrate"] > 0 and l["fps"] > 0 for l in spatial), spatial
+
+
+async def _longest_stall_until(page, name, predicate, timeout, what):
+    """Samples the player every 50 ms until `predicate` holds on its stats: returns them and the
+    longest time (ms) in which no frame was decoded."""
+    last = await page.evaluate(f"window.svc.inbound('{name}')")
+    longest, since = 0.0, last["at"]
+    deadline = last["at"] + timeout * 1000
+    while True:
+        now = await page.evaluate(f"window.svc.inbound('{name}')")
+        if now["framesDecoded"] > last["framesDecoded"]:
+            since = now["at"]
+        longest = max(longest, now["at"] - since)
+        last = now
+        if predicate(now):
+            return now, round(longest, 1)
+        assert now["at"] < deadline, f"no {what} within {timeout} s: {now}"
+        await asyncio.sleep(0.05)
+
+
+def test_av1_svc_update_switches_without_a_freeze(server, figures):
+    asyncio.run(_av1_update(server, figures))
+
+
+async def _av1_update(server, figures):
+    """`update` moves one player between the spatial layers: down at the next picture, up at a
+    key picture the server asks for. Each switch lands on its width, is announced by a
+    `layerChanged` with reason `constraints`, and leaves no gap of 1 s without a decoded frame."""
+    stream = "svc-av1-update"
+    async with chromium_page() as page:
+        await _publish(page, server, stream, AV1, "L3T3_KEY")
+        await page.evaluate("([url, stream, mime]) => window.svc.play(url, stream, 'p', {video: {quality: 'low'}}, mime)",
+                            [server.ws_url, stream, AV1])
+        await poll(page, "window.svc.inbound('p')", lambda s: s["frameWidth"] == 320 and s["framesDecoded"] >= 20, 40,
+                   "the low layer")
+        switches = []
+        for quality in ("high", "medium", "low", "medium", "high", "low"):
+            width = WIDTHS[quality]
+            requested = await page.evaluate("window.svc.now()")
+            await page.evaluate(f"window.svc.update('p', {{video: {{quality: '{quality}'}}}})")
+            after, stall = await _longest_stall_until(page, "p", lambda s, w=width: s["frameWidth"] == w, 20,
+                                                      f"the switch to {width}")
+            _, stall_after = await _longest_stall_until(
+                page, "p", lambda s, n=after["framesDecoded"]: s["framesDecoded"] >= n + 10, 15, "frames after the switch")
+            events = await page.evaluate("window.svc.events('p')")
+            change = [e for e in events if e["params"]["type"] == "layerChanged"
+                      and e["params"]["data"]["width"] == width and e["at"] >= requested]
+            assert change, f"no layerChanged to {width}: {[e['params'] for e in events]}"
+            assert change[-1]["params"]["data"]["reason"] == "constraints", change[-1]
+            switches.append({"to": width, "eventMs": round(change[-1]["at"] - requested, 1),
+                             "widthMs": round(after["at"] - requested, 1), "longestStallMs": max(stall, stall_after)})
+        final = await page.evaluate("window.svc.inbound('p')")
+        figures({"switches": switches, "final": final})
+        for switch in switches:
+            assert switch["longestStallMs"] < 1000, f"a switch froze the picture: {switches}"

@@ -99,3 +99,4 @@ public struct DependencyFrame: Equatable, Sendable {
         return packed
     }
 }
+

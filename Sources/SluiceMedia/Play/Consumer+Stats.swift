@@ -32,6 +32,15 @@ extension Consumer {
                         s.width = size.width
                         s.height = size.height
                     }
+                    let spatial = upstream.spatialLayers
+                    if state.forwarder.choosesSpatialLayers, !spatial.isEmpty {
+                        s.spatialLayers = LayerStats.spatial(spatial, temporalLayers: upstream.layerTiming(0).temporalLayers)
+                        s.spatialLayer = state.forwarder.currentSpatial
+                        if let current = spatial.first(where: { $0.index == state.forwarder.currentSpatial }) {
+                            s.width = current.width
+                            s.height = current.height
+                        }
+                    }
                 }
             }
             return s

@@ -15,7 +15,7 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
     var report: (WorkerEvent) -> Void = { _ in }
 
     let sender: RTPSender
-    private(set) var feedback: PlayerFeedback
+    var feedback: PlayerFeedback
 
     /// What each packet and each worker tick touch, in memory the consumer owns (`OwnedState`):
     /// as stored `var`s mutated through calls they would each cost a dynamic exclusivity check
@@ -43,11 +43,11 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
     private var hasSource = false
     private let statsBoard: StatsBoard?
     private(set) var quality: ConnectionQuality?
-    private var targetReason = LayerSelector.Reason.constraints
-    private var notEnoughBandwidthReported = false
+    var targetReason = LayerSelector.Reason.constraints
+    var notEnoughBandwidthReported = false
     /// When the estimate first stopped fitting the forwarded layer while the path showed no
     /// congestion (`holdsUncongestedDrop`); nil while it fits.
-    private var uncongestedDropSince: UInt64?
+    var uncongestedDropSince: UInt64?
     /// How long such a shortfall must last before the player steps down for it.
     static let uncongestedDropMicros: UInt64 = 1_500_000
     private var audioMutedByPlayer = false
@@ -66,7 +66,7 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
     }
     /// The layer this player's constraints and bandwidth allow among all the stream's layers,
     /// sent or paused (the chosen one is among those sent).
-    private var idealLayer: Int?
+    var idealLayer: Int?
 
     init(parameters: EndpointParameters, constraints: StreamConstraints, transport: WebRTCTransport,
          statsBoard: StatsBoard?, instantJoin: Bool = true) {
@@ -164,134 +164,7 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
                              reason: reason))
     }
 
-    // MARK: Layer choice (off the packet path)
-
     override func layersMeasured(now: UInt64) { selectLayer(now: now) }
-
-    /// Picks the layer this player should get (LayerSelector); a change asks that layer for a
-    /// key frame, and the switch happens when it arrives.
-    func selectLayer(now: UInt64) {
-        guard let upstream, state.forwarder.video != nil else { return }
-        // One SVC encoding: its spatial layers are what the player chooses among.
-        let spatial = upstream.isSimulcast ? [] : upstream.spatialLayers
-        let svc = !spatial.isEmpty
-        state.forwarder.choosesSpatialLayers = svc
-        let layers = svc ? spatial : upstream.measuredLayers
-        let current = svc ? state.forwarder.currentSpatial : state.forwarder.currentLayer
-        let target = svc ? state.forwarder.targetSpatial : state.forwarder.targetLayer
-        let wanted = constraints.video ?? VideoConstraints()
-        var choice: LayerSelector.Choice
-        if let chosen = LayerSelector.choose(layers: layers, constraints: wanted, bandwidthKbps: limitingBandwidth(now: now),
-                                             current: current) {
-            choice = chosen
-        } else if target == Int.max {
-            // Nothing measured yet: start from what the constraints say with no sizes known.
-            let unknown = layers.map { LayerSelector.Layer(index: $0.index, width: 0, height: 0) }
-            guard let chosen = LayerSelector.choose(layers: unknown, constraints: wanted, bandwidthKbps: nil) else { return }
-            choice = chosen
-        } else {
-            return
-        }
-        let allSent = layers.map { layer in
-            var sent = layer
-            sent.active = true
-            return sent
-        }
-        // Dynacast pauses encodings; an SVC encoding's layers are all in it.
-        let ideal = svc ? nil : LayerSelector.choose(layers: allSent, constraints: wanted,
-                                                     bandwidthKbps: limitingBandwidth(now: now), current: current)?.layer
-        if ideal != idealLayer {
-            idealLayer = ideal
-            upstream.wantedLayersChanged()
-        }
-        if holdsUncongestedDrop(choice, target: target, layers: layers, now: now) {
-            choice = LayerSelector.Choice(layer: target, reason: targetReason,
-                                          notEnoughBandwidth: choice.notEnoughBandwidth)
-        }
-        let wasProbing = state.prober.isProbing
-        state.prober.consider(choice: choice, layers: layers, constraints: wanted,
-                              current: current,
-                        remoteFractionLost: feedback.remoteFractionLost, estimate: &feedback.estimate, now: now)
-        if state.prober.isProbing && !wasProbing { transport.worker.tickSoon(self) }
-        // On the lowest layer with an estimate below even its rate, only its base temporal
-        // layer: a quarter of the frames and about 40% of the bits with three layers, so that
-        // key frames and their retransmissions still get through a link the whole layer would
-        // keep full. (A drop held above, `holdsUncongestedDrop`, keeps its frame rate.)
-        let baseOnly = choice.notEnoughBandwidth
-            && layers.filter(\.active).min(by: LayerSelector.ranksBelow)?.index == choice.layer
-        state.forwarder.maxTemporalLayer = baseOnly ? 0 : Forwarder.temporalLayerLimit(
-            fpsCap: wanted.fps, timing: upstream.layerTiming(svc ? 0 : choice.layer))
-        chooseDecodeTarget(spatial: svc ? choice.layer : Int.max, upstream: upstream, now: now)
-        if svc {
-            if choice.layer != target {
-                state.forwarder.targetSpatial = choice.layer
-                targetReason = choice.reason
-            }
-        } else if choice.layer != state.forwarder.targetLayer {
-            state.forwarder.targetLayer = choice.layer
-            targetReason = choice.reason
-            // Before the key-frame request: an edge asks its origin for the layer first.
-            upstream.wantedLayersChanged()
-            if state.forwarder.currentLayer != nil { requestKeyFrameUnlessCached(layer: choice.layer, now: now) }
-        }
-        if choice.notEnoughBandwidth != notEnoughBandwidthReported {
-            notEnoughBandwidthReported = choice.notEnoughBandwidth
-            if choice.notEnoughBandwidth {
-                report(.notEnoughBandwidth(parameters.handle, kbps: Int(bandwidthKbps ?? 0)))
-            }
-        }
-    }
-
-    /// A step down for bandwidth that no congestion backs (the estimate merely dipped under
-    /// the layer's measured rate, as when a key frame swells it for a second) waits until the
-    /// shortfall has lasted `uncongestedDropMicros`: stepping at once made a player that had
-    /// just climbed back to the top flap down and up. Loss or queueing steps down at once.
-    private func holdsUncongestedDrop(_ choice: LayerSelector.Choice, target targetIndex: Int, layers: [LayerSelector.Layer],
-                                      now: UInt64) -> Bool {
-        guard choice.reason == .bandwidth, targetIndex != Int.max, choice.layer != targetIndex,
-              let target = layers.first(where: { $0.index == targetIndex }),
-              let chosen = layers.first(where: { $0.index == choice.layer }),
-              LayerSelector.ranksBelow(chosen, target), !feedback.estimate.congested(now: now) else {
-            uncongestedDropSince = nil
-            return false
-        }
-        guard let since = uncongestedDropSince else {
-            uncongestedDropSince = now
-            return true
-        }
-        if now &- since < Self.uncongestedDropMicros { return true }
-        uncongestedDropSince = nil
-        return false
-    }
-
-    /// The decode target for the chosen spatial layer (Int.max: all) and temporal cap, when the
-    /// source sends the dependency descriptor. A target the player's current one does not
-    /// contain waits for a switch point: a key picture is asked for.
-    private func chooseDecodeTarget(spatial: Int, upstream: any StreamUpstream, now: UInt64) {
-        guard let targets = upstream.dependencyTargets() else { return }
-        if targets.generation != state.forwarder.targets.generation { state.forwarder.targets = targets }
-        let wanted = targets.target(spatialID: spatial, temporalID: Int(state.forwarder.maxTemporalLayer))
-        guard wanted != state.forwarder.wantedTarget else { return }
-        state.forwarder.wantedTarget = wanted
-        let active = state.forwarder.activeTarget
-        if active >= 0, wanted >= 0, active < targets.contained.count,
-           targets.contained[active] & (1 << UInt32(wanted)) == 0 {
-            upstream.requestKeyFrame(layer: 0)
-        }
-    }
-
-    /// The estimate the selector should respect. With `quality: auto` that is always the
-    /// estimate. A named quality is held below what it asked for only while the path shows
-    /// congestion (loss, queueing, a falling REMB): a REMB that is merely low says nothing
-    /// about a higher layer, since a receiver's estimate never rises far above what it gets.
-    private func limitingBandwidth(now: UInt64) -> Double? {
-        guard let value = bandwidthKbps else { return nil }
-        if (constraints.video?.quality ?? .auto) == .auto { return value }
-        if feedback.estimate.congested(now: now) { return value }
-        // Held low by congestion before: stay with the estimate until probes raise it, or a
-        // steady cap would bounce the player between layers.
-        return targetReason == .bandwidth ? value : nil
-    }
 
     // MARK: Constraints and mutes
 

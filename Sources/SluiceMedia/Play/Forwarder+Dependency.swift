@@ -17,36 +17,37 @@ extension Forwarder {
     /// What to do with one packet's frame: nil to drop it; else the marker it carries and the
     /// spatial layer switch it makes (SVC).
     @inline(__always)
-    mutating func followDependency(_ frame: DependencyFrame, sourceMarker: Bool) -> (marker: Bool, switched: LayerSwitch?)? {
+    mutating func followDependency(_ frame: DependencyFrame, isKeyFrame: Bool,
+                                   sourceMarker: Bool) -> (marker: Bool, switched: LayerSwitch?)? {
         guard wantedTarget >= 0, frame.generation == targets.generation, wantedTarget < targets.layers.count else {
             return followLayers(frame, sourceMarker: sourceMarker)
         }
-        var switched: LayerSwitch?
-        if frame.startOfFrame {
-            if activeTarget != wantedTarget { moveTarget(at: frame) }
-            if choosesSpatialLayers && activeTarget >= 0 {
-                let spatial = targets.spatialID(ofTarget: activeTarget)
-                if spatial != currentSpatial {
-                    switched = LayerSwitch(from: currentSpatial, to: spatial)
-                    currentSpatial = spatial
-                }
-            }
-        }
+        if frame.startOfFrame && activeTarget != wantedTarget { moveTarget(at: frame, isKeyFrame: isKeyFrame) }
         guard activeTarget >= 0, frame.indication(target: activeTarget) != .notPresent else { return nil }
         let top = targets.spatialID(ofTarget: activeTarget)
+        var switched: LayerSwitch?
+        if choosesSpatialLayers && top != currentSpatial {
+            // Reported with the first frame that goes out on the new layer.
+            switched = LayerSwitch(from: currentSpatial, to: top)
+            currentSpatial = top
+        }
         return (sourceMarker || (frame.endOfFrame && Int(frame.spatialID) == top), switched)
     }
 
-    /// Moves `activeTarget` to `wantedTarget` if this frame allows it.
+    /// Moves `activeTarget` to `wantedTarget` if this frame allows it. A switch point is one
+    /// only where the player has what the frame refers to: in a key picture, or within the
+    /// spatial layer it has (a temporal layer up). A target whose frames the player has all
+    /// got starts with the next picture (its first frame, spatial layer 0, so that no picture
+    /// is cut after its marker).
     @inline(never)
-    private mutating func moveTarget(at frame: DependencyFrame) {
+    private mutating func moveTarget(at frame: DependencyFrame, isKeyFrame: Bool) {
         let wanted = wantedTarget
+        let active = activeTarget
         let contained = forwardedByLayers
-            || (activeTarget >= 0 && activeTarget < targets.contained.count
-                && targets.contained[activeTarget] & (1 << UInt32(wanted)) != 0)
-        // A contained target starts with a picture (its first frame, spatial layer 0), so that
-        // no picture is cut after its marker.
-        guard frame.indication(target: wanted) == .switchPoint || (contained && frame.spatialID == 0) else { return }
+            || (active >= 0 && active < targets.contained.count && targets.contained[active] & (1 << UInt32(wanted)) != 0)
+        let sameSpatial = active >= 0 && targets.spatialID(ofTarget: active) == targets.spatialID(ofTarget: wanted)
+        let switchPoint = frame.indication(target: wanted) == .switchPoint && (isKeyFrame || sameSpatial || active < 0)
+        guard switchPoint || (contained && frame.spatialID == 0) else { return }
         activeTarget = wanted
         forwardedByLayers = false
     }

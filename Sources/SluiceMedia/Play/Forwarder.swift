@@ -109,7 +109,8 @@ struct Forwarder {
         }
         var setsMarker = false
         if let frame = item.dependency {
-            guard let (marker, switched) = followDependency(frame, sourceMarker: item.packet.marker) else {
+            guard let (marker, switched) = followDependency(frame, isKeyFrame: item.isKeyFrame,
+                                                            sourceMarker: item.packet.marker) else {
                 video!.munger.skip(sequence: item.packet.sequenceNumber)
                 return .drop
             }

@@ -58,8 +58,8 @@ extension Producer {
     }
 
     /// The spatial layers of one SVC encoding, as the selector sees layers: each its size (from
-    /// the structure), the encoding's frame rate, and what its decode target with every temporal
-    /// layer costs. Empty without spatial layers.
+    /// the structure), its own frame rate, and what its decode target with every temporal layer
+    /// costs. Empty without spatial layers.
     func spatialLayers(now: UInt64) -> [LayerSelector.Layer] {
         guard state.layers.count == 1, let table = state.layers[0].dependencies, table.isLoaded, table.maxSpatialID > 0,
               let meters = state.layers[0].targetMeters else { return [] }
@@ -67,7 +67,8 @@ extension Producer {
         return (0...table.maxSpatialID).map { spatial in
             let size = table.resolution(spatialID: spatial) ?? (0, 0)
             let target = table.decodeTarget(spatialID: spatial, temporalID: 255)
-            return LayerSelector.Layer(index: spatial, width: size.width, height: size.height, fps: layer.frames.fps,
+            return LayerSelector.Layer(index: spatial, width: size.width, height: size.height,
+                                       fps: meters.framesPerSecond(spatialID: spatial),
                                        bitrateKbps: meters.kbps(target: target), active: layer.isActive(now: now))
         }
     }

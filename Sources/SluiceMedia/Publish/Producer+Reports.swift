@@ -172,6 +172,8 @@ extension Producer {
                 s.jitterMs = max(s.jitterMs, layer.stats.jitterMillis(clockRate: video.clockRate))
             }
             s.layers = layerStats(now: now)
+            s.spatialLayers = LayerStats.spatial(spatialLayers(now: now),
+                                                 temporalLayers: state.layers.first?.temporalLayers ?? 1)
             s.nacks = nacksSent
             // A publisher's size, fps and `layer` are those of its top layer.
             let layers = state.layers

@@ -270,7 +270,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
                 keyFrame = keyFrame || state.layers[layer].dependencyKeyTimestamp == packet.timestamp
                 temporalLayer = frame.temporalID
                 if !isRetransmission {
-                    state.layers[layer].targetMeters!.record(indications: frame.indications, size: packet.buffer.count)
+                    state.layers[layer].targetMeters!.record(frame, size: packet.buffer.count)
                 }
             }
         }

@@ -28,6 +28,11 @@ public struct KindStats: Sendable {
     public var availableBandwidthKbps: Double?
     /// The stream's simulcast layers (video only).
     public var layers: [LayerStats] = []
+    /// One SVC encoding's spatial layers, by spatial id (the dependency descriptor's
+    /// structure); empty otherwise.
+    public var spatialLayers: [LayerStats] = []
+    /// Play: the spatial layer forwarded now, when players choose among `spatialLayers`.
+    public var spatialLayer: Int?
 
     public init() {}
 }

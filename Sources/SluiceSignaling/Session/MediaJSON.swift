@@ -70,20 +70,24 @@ public enum MediaJSON {
             if let bandwidth = stats.availableBandwidthKbps { object["availableBandwidth"] = JSONValue(bandwidth) }
             object["keyFrames"] = JSONValue(stats.keyFrames)
             if let starts = stats.cacheStarts { object["cacheStarts"] = JSONValue(starts) }
-            object["layers"] = .array(stats.layers.map { layer in
-                var entry: JSONObject = ["index": JSONValue(layer.index)]
-                if let rid = layer.rid { entry["rid"] = .string(rid) }
-                entry["width"] = JSONValue(layer.width)
-                entry["height"] = JSONValue(layer.height)
-                entry["fps"] = JSONValue(layer.fps)
-                entry["bitrate"] = JSONValue(layer.bitrateKbps)
-                entry["active"] = .bool(layer.active)
-                entry["temporalLayers"] = JSONValue(layer.temporalLayers)
-                return .object(entry)
-            })
+            if let spatial = stats.spatialLayer { object["spatialLayer"] = JSONValue(spatial) }
+            object["layers"] = .array(stats.layers.map(layerJSON))
+            if !stats.spatialLayers.isEmpty { object["spatialLayers"] = .array(stats.spatialLayers.map(layerJSON)) }
         }
         if let codec = stats.codec { object["codec"] = .string(codec) }
         return .object(object)
+    }
+
+    private static func layerJSON(_ layer: LayerStats) -> JSONValue {
+        var entry: JSONObject = ["index": JSONValue(layer.index)]
+        if let rid = layer.rid { entry["rid"] = .string(rid) }
+        entry["width"] = JSONValue(layer.width)
+        entry["height"] = JSONValue(layer.height)
+        entry["fps"] = JSONValue(layer.fps)
+        entry["bitrate"] = JSONValue(layer.bitrateKbps)
+        entry["active"] = .bool(layer.active)
+        entry["temporalLayers"] = JSONValue(layer.temporalLayers)
+        return .object(entry)
     }
 
     static func streamStatus(handle: StreamHandle, stream: String, role: StreamRole, status: StreamStatus,
