@@ -58,11 +58,13 @@ window.svc = (() => {
   api.canSend = (mime, mode) => RTCRtpSender.getCapabilities('video').codecs.some((c) => c.mimeType === mime
     && (!c.scalabilityModes || c.scalabilityModes.includes(mode)));
 
-  // The fake camera at 1280x720, one encoding in `mime` with `mode` (L3T3_KEY, L1T3, ...).
-  api.publish = async (url, stream, mime, mode, maxKbps = 2500) => {
+  // One encoding in `mime` with `mode` (L3T3_KEY, L1T3, ...) of a busy 1280x720 picture, or of
+  // the fake camera (`camera`: cheap to encode, so a steady frame rate on a busy machine).
+  api.publish = async (url, stream, mime, mode, maxKbps = 2500, camera = false) => {
     const client = await open(url);
     await client.call('connect', {appKey: 'defaultApp'});
-    const media = busyPicture();
+    const media = camera ? await navigator.mediaDevices.getUserMedia(
+      {video: {width: {exact: 1280}, height: {exact: 720}, frameRate: 30}, audio: false}) : busyPicture();
     const track = media.getVideoTracks()[0];
     track.contentHint = 'detail';
     const pc = new RTCPeerConnection({iceServers: []});
@@ -92,13 +94,14 @@ window.svc = (() => {
     return out;
   };
 
-  api.play = async (url, stream, name, constraints, mime) => {
+  // offerDD false: the player leaves the dependency descriptor out, as Chromium does unasked.
+  api.play = async (url, stream, name, constraints, mime, offerDD = true) => {
     const client = await open(url);
     await client.call('connect', {appKey: 'defaultApp'});
     const pc = new RTCPeerConnection({iceServers: []});
     const transceiver = pc.addTransceiver('video', {direction: 'recvonly'});
     only(transceiver, mime);
-    offerDependencyDescriptor(transceiver);
+    if (offerDD) offerDependencyDescriptor(transceiver);
     await pc.setLocalDescription(await pc.createOffer());
     const result = await client.call('play', {stream, sdp: pc.localDescription.sdp, constraints});
     await pc.setRemoteDescription({type: 'answer', sdp: result.sdp});

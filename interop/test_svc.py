@@ -21,12 +21,12 @@ AV1 = "video/AV1"
 MIMES = {"av1": AV1, "vp9": "video/VP9"}
 
 
-async def _publish(page, server, stream, mime, mode):
+async def _publish(page, server, stream, mime, mode, camera=False):
     await page.evaluate(SVC_SCRIPT)
     if not await page.evaluate("([m, mode]) => window.svc.canSend(m, mode)", [mime, mode]):
         pytest.skip(f"this Chromium cannot send {mime} {mode}")
-    await page.evaluate("([url, stream, mime, mode]) => window.svc.publish(url, stream, mime, mode)",
-                        [server.ws_url, stream, mime, mode])
+    await page.evaluate("([url, stream, mime, mode, camera]) => window.svc.publish(url, stream, mime, mode, 2500, camera)",
+                        [server.ws_url, stream, mime, mode, camera])
     return await poll(page, "window.svc.outbound()", lambda o: o["frameWidth"] == 1280 and o["framesEncoded"] > 10,
                       30, f"{mime} {mode} encoding 1280 wide")
 
@@ -165,3 +165,35 @@ async def _av1_update(server, figures):
         figures({"switches": switches, "final": final})
         for switch in switches:
             assert switch["longestStallMs"] < 1000, f"a switch froze the picture: {switches}"
+
+
+def test_av1_l1t3_fps_cap_sheds_temporal_layers(server, figures):
+    asyncio.run(_av1_fps_cap(server, figures))
+
+
+async def _av1_fps_cap(server, figures):
+    """AV1 `L1T3`: one spatial layer, three temporal layers read from the descriptor. A player
+    with `fps: 15` gets the decode target of the two lower temporal layers (about half the
+    pictures) as one unbroken stream; an uncapped player gets them all."""
+    stream = "svc-av1-l1t3"
+    async with chromium_page() as page:
+        # The fake camera: libaom keeps its 30 fps on it, so the cap's layer choice holds still.
+        await _publish(page, server, stream, AV1, "L1T3", camera=True)
+        for name, video in (("full", {}), ("capped", {"fps": 15})):
+            await page.evaluate("([url, stream, name, c, mime]) => window.svc.play(url, stream, name, c, mime)",
+                                [server.ws_url, stream, name, {"video": video}, AV1])
+            await poll(page, f"window.svc.inbound('{name}')", lambda s: s["frameWidth"] == 1280 and s["framesDecoded"] >= 20,
+                       30, f"{name} at 1280")
+        published = await page.evaluate("window.svc.publisherStats()")
+        start = {n: await page.evaluate(f"window.svc.inbound('{n}')") for n in ("full", "capped")}
+        await asyncio.sleep(4)
+        end = {n: await page.evaluate(f"window.svc.inbound('{n}')") for n in ("full", "capped")}
+        rate = {n: round((end[n]["framesDecoded"] - start[n]["framesDecoded"]) * 1000 / (end[n]["at"] - start[n]["at"]), 1)
+                for n in ("full", "capped")}
+        layers = published["video"]["layers"]
+        figures({"decodedFps": rate, "publisherLayers": layers, "capped": end["capped"]})
+        assert layers and layers[0]["temporalLayers"] == 3, f"the server saw no three temporal layers: {layers}"
+        assert rate["capped"] <= rate["full"] * 0.7, f"the capped player decoded {rate}"
+        assert rate["capped"] >= rate["full"] * 0.3, f"the capped player lost its lower layers: {rate}"
+        for key in ("packetsLost", "nackCount", "pliCount"):
+            assert end["capped"][key] == 0, f"capped player {key}: {end['capped']}"

@@ -5,6 +5,22 @@ import {openDataChannels} from './data.mjs';
 import {SluiceError, clientError} from './errors.mjs';
 import {Emitter} from './events.mjs';
 
+// The dependency descriptor (AV1 RTP specification, appendix A) carries an SVC stream's layers.
+// Chromium offers it on a receive-only transceiver only when asked (the header extension
+// control API); without it, Chromium decodes no AV1 SVC stream (it needs the descriptor).
+const DEPENDENCY_DESCRIPTOR = 'https://aomediacodec.github.io/av1-rtp-spec/#dependency-descriptor-rtp-header-extension';
+
+function offerDependencyDescriptor(transceiver) {
+  if (typeof transceiver.getHeaderExtensionsToNegotiate !== 'function') return;
+  try {
+    const extensions = transceiver.getHeaderExtensionsToNegotiate().map((e) =>
+      (e.uri === DEPENDENCY_DESCRIPTOR && e.direction === 'stopped' ? {...e, direction: 'sendrecv'} : e));
+    transceiver.setHeaderExtensionsToNegotiate(extensions);
+  } catch (e) {
+    // A browser that refuses the change still plays every stream but AV1 SVC.
+  }
+}
+
 // Three simulcast encodings, rid q/h/f, sharing the bitrate a publish asks for.
 const SIMULCAST_LAYERS = [
   {rid: 'q', scaleResolutionDownBy: 4, share: 0.1},
@@ -192,7 +208,8 @@ export async function playStream(session, name, options = {}) {
   openDataChannels(stream, options.dataChannels);
   for (const kind of ['video', 'audio']) {
     if (constraints && constraints[kind] === false) continue;
-    pc.addTransceiver(kind, {direction: 'recvonly'});
+    const transceiver = pc.addTransceiver(kind, {direction: 'recvonly'});
+    if (kind === 'video') offerDependencyDescriptor(transceiver);
   }
   pc.addEventListener('track', (event) => {
     if (!mediaStream.getTracks().includes(event.track)) mediaStream.addTrack(event.track);

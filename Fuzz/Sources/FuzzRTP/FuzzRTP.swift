@@ -74,6 +74,7 @@ public func fuzzRTP(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     // structure it carries) and against a known structure; what reads writes back the same.
     checkDependencyDescriptor(payload, latest: nil)
     checkDependencyDescriptor(payload, latest: fuzzStructure)
+    checkDependencyFrame(payload)
 
     // Rewrite the header in place and re-parse.
     let header = RTPHeader(packet)
@@ -199,4 +200,42 @@ func checkDependencyDescriptor(_ bytes: UnsafeRawBufferPointer, latest: Dependen
     }
     let again = try? DependencyDescriptor(parsing: UnsafeRawBufferPointer(rebasing: out[..<length]), latest: latest)
     precondition(again == descriptor, "a descriptor changed through its own bytes")
+}
+
+/// The packet path's reader (`DependencyFrame.read` against a `DependencyTemplateTable`) says
+/// what the full parse says of the same bytes, for a table empty and for one that holds the
+/// fuzz structure, and reads a second time the same (a repeated structure is not parsed again).
+let fuzzTable: DependencyTemplateTable = {
+    var table = DependencyTemplateTable()
+    var bytes = [UInt8](repeating: 0, count: 256)
+    let key = DependencyDescriptor(startOfFrame: true, endOfFrame: true, templateID: 0, frameNumber: 1,
+                                   structure: fuzzStructure, frame: fuzzStructure.templates[0])
+    let count = bytes.withUnsafeMutableBytes { key.write(into: $0, latest: nil) }!
+    bytes.withUnsafeBytes { raw in
+        _ = DependencyFrame.read(UnsafeRawBufferPointer(rebasing: raw[..<count]), offset: 0, table: &table)
+    }
+    precondition(table.isLoaded)
+    return table
+}()
+
+func checkDependencyFrame(_ bytes: UnsafeRawBufferPointer) {
+    for start in [DependencyTemplateTable(), fuzzTable] {
+        var table = start
+        let latest: DependencyStructure? = start.isLoaded ? fuzzStructure : nil
+        let frame = DependencyFrame.read(bytes, offset: 12, table: &table)
+        let full = try? DependencyDescriptor(parsing: bytes, latest: latest)
+        guard let frame else { continue }
+        // The fast reader may read what the full parse refuses only past the fields it reads
+        // (the frame differences and chains it skips); what both read must agree.
+        if let full {
+            precondition(Int(frame.spatialID) == full.spatialID && Int(frame.temporalID) == full.temporalID)
+            precondition(frame.startOfFrame == full.startOfFrame && frame.endOfFrame == full.endOfFrame)
+            precondition(frame.frameNumber == full.frameNumber && frame.attachesStructure == (full.structure != nil))
+            for (target, dti) in full.dtis.enumerated() { precondition(frame.indication(target: target) == dti) }
+        }
+        precondition(frame.length == bytes.count && frame.offset == 12 && table.isLoaded)
+        precondition(Int(frame.spatialID) <= table.maxSpatialID && Int(frame.temporalID) <= table.maxTemporalID)
+        let again = DependencyFrame.read(bytes, offset: 12, table: &table)
+        precondition(again == frame, "a second read of the same bytes differs")
+    }
 }

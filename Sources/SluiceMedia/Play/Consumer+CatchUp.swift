@@ -59,10 +59,17 @@ extension Consumer {
                 state.forwarder.retimeVideo(timestamp: packet.timestamp,
                                       to: walk.outTimestamp(lastOut: state.forwarder.videoLastOutTimestamp, now: now))
             }
-            let (isKeyFrame, temporalLayer, vp8) = videoCodec.describe(UnsafeRawBufferPointer(packet.payload))
-            sendCached(ForwardedPacket(packet: packet, kind: .video, layer: walk.layer, isKeyFrame: isKeyFrame,
+            var (isKeyFrame, temporalLayer, vp8) = videoCodec.describe(UnsafeRawBufferPointer(packet.payload))
+            let dependency = cachedDependency(packet, upstream: upstream)
+            if let dependency {
+                isKeyFrame = isKeyFrame || dependency.attachesStructure
+                temporalLayer = dependency.temporalID
+            }
+            var item = ForwardedPacket(packet: packet, kind: .video, layer: walk.layer, isKeyFrame: isKeyFrame,
                                        temporalLayer: temporalLayer, vp8: vp8, clockRate: clockRate, audioLevel: nil,
-                                       now: now))
+                                       now: now)
+            item.dependency = dependency
+            sendCached(item)
             walk.firstFrameSent(out: state.forwarder.videoLastOutTimestamp, now: now)
             walk.advance(size: bytes.count)
         }
@@ -95,6 +102,19 @@ extension Consumer {
     /// A join may start from an older key frame than a switch or a resume (`KeyFrameMark`).
     var cacheMaxAge: UInt64 {
         sender.state.video?.packets ?? 0 == 0 ? KeyFrameMark.maxJoinAgeMicros : KeyFrameMark.maxSwitchAgeMicros
+    }
+
+    /// A cached packet's dependency descriptor, read against the walk's own table. Its
+    /// generation is 0, which no source's structure has: the forwarder sends the walk's frames
+    /// by their layers, and the player's decode target starts at the first live picture.
+    private func cachedDependency(_ packet: RTPPacket, upstream: any StreamUpstream) -> DependencyFrame? {
+        guard let id = upstream.dependencyDescriptorID, let value = packet.extensionValue(id: id),
+              let start = value.baseAddress, let base = packet.buffer.baseAddress else { return nil }
+        if state.catchUpDependencies == nil { state.catchUpDependencies = DependencyTemplateTable() }
+        guard var frame = DependencyFrame.read(UnsafeRawBufferPointer(value), offset: start - base,
+                                               table: &state.catchUpDependencies!) else { return nil }
+        frame.generation = 0
+        return frame
     }
 
     func endCatchUp() {

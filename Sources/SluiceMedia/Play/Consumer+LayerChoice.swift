@@ -12,6 +12,7 @@ extension Consumer {
         // One SVC encoding: its spatial layers are what the player chooses among.
         let spatial = upstream.isSimulcast ? [] : upstream.spatialLayers
         let svc = !spatial.isEmpty
+        if svc && !state.forwarder.choosesSpatialLayers { warnWithoutDependencyDescriptor() }
         state.forwarder.choosesSpatialLayers = svc
         let layers = svc ? spatial : upstream.measuredLayers
         let current = svc ? state.forwarder.currentSpatial : state.forwarder.currentLayer
@@ -99,6 +100,16 @@ extension Consumer {
         if now &- since < Self.uncongestedDropMicros { return true }
         uncongestedDropSince = nil
         return false
+    }
+
+    /// Chromium decodes an SVC stream's pictures only with the dependency descriptor: a player
+    /// that did not offer it gets the frames and shows nothing. Said once per player.
+    private func warnWithoutDependencyDescriptor() {
+        guard parameters.video?.extensions.dependencyDescriptor == nil else { return }
+        transport.worker.log?.warn("stream \(parameters.stream): player \(parameters.handle) plays an SVC stream without "
+                                   + "the dependency descriptor extension, which its decoder needs; offer it "
+                                   + "(docs/protocol.md, \"SVC\")",
+                                   [.stream(parameters.stream), .handle("\(parameters.handle)")])
     }
 
     /// The decode target for the chosen spatial layer (Int.max: all) and temporal cap, when the

@@ -29,6 +29,10 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
         /// and its layer (-1: none), the one thing each video packet checks.
         var catchUp: CatchUp?
         var catchUpLayer = -1
+        /// The walk's own reading of the cached packets' dependency descriptors (it starts at
+        /// the key picture, whose first packet brings the structure); made at the first walk
+        /// of a stream that sends them.
+        var catchUpDependencies: DependencyTemplateTable?
     }
     let state: OwnedState<PacketState>
 
@@ -149,6 +153,10 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
             upstream?.captureMicros(layer: layer, timestamp: timestamp)
         }
         guard case .forward(let rewrite) = decision else { return }
+        // The walk reads no dependency descriptor: what it sends goes whole, so the player
+        // holds every frame up to the live edge, and the first decode target it is given
+        // starts with the next picture.
+        if item.dependency == nil { state.forwarder.forwardedByLayers = true }
         deliver(item, rewrite)
     }
 

@@ -36,7 +36,9 @@ extension Forwarder {
 
     /// Moves `activeTarget` to `wantedTarget` if this frame allows it. A switch point is one
     /// only where the player has what the frame refers to: in a key picture, or within the
-    /// spatial layer it has (a temporal layer up). A target whose frames the player has all
+    /// spatial layer it has (a temporal layer up). A player with no target yet starts at a key
+    /// picture: a base layer frame is a switch point for every target, and refers to the one
+    /// before it. A target whose frames the player has all
     /// got starts with the next picture (its first frame, spatial layer 0, so that no picture
     /// is cut after its marker).
     @inline(never)
@@ -46,7 +48,7 @@ extension Forwarder {
         let contained = forwardedByLayers
             || (active >= 0 && active < targets.contained.count && targets.contained[active] & (1 << UInt32(wanted)) != 0)
         let sameSpatial = active >= 0 && targets.spatialID(ofTarget: active) == targets.spatialID(ofTarget: wanted)
-        let switchPoint = frame.indication(target: wanted) == .switchPoint && (isKeyFrame || sameSpatial || active < 0)
+        let switchPoint = frame.indication(target: wanted) == .switchPoint && (isKeyFrame || sameSpatial)
         guard switchPoint || (contained && frame.spatialID == 0) else { return }
         activeTarget = wanted
         forwardedByLayers = false
