@@ -51,9 +51,14 @@ import SluiceWire
     var list = RTPHeaderExtensionList()
     #expect(false == list.append(id: 0, uint8: 1))
     [UInt8](repeating: 0, count: 256).withUnsafeBytes { #expect(false == list.append(id: 1, value: $0)) }
-    [UInt8](repeating: 0, count: 120).withUnsafeBytes { #expect(true == list.append(id: 1, value: $0)) }
-    [UInt8](repeating: 0, count: 7).withUnsafeBytes { #expect(false == list.append(id: 2, value: $0)) }  // full
-    #expect(list.count == 1)
+    // The longest element fits beside a few small ones (a dependency descriptor that brings
+    // its structure, with mid, abs-send-time and transport-cc), and then the list is full.
+    [UInt8](repeating: 0, count: 255).withUnsafeBytes { #expect(true == list.append(id: 1, value: $0)) }
+    #expect(true == list.append(id: 2, uint16: 7))
+    #expect(true == list.append(id: 3, uint24: 7))
+    [UInt8](repeating: 0, count: 16).withUnsafeBytes { #expect(true == list.append(id: 4, value: $0)) }
+    [UInt8](repeating: 0, count: 5).withUnsafeBytes { #expect(false == list.append(id: 5, value: $0)) }  // full
+    #expect(list.count == 4)
 }
 
 @Test func emptyListWritesNothing() {

@@ -41,6 +41,9 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     var layers: [VideoLayer] { state.layers }
     let videoParameters: TrackParameters?
     private let videoCodec: CodecKind
+    /// The publisher negotiated the dependency descriptor: its layers carry template tables.
+    /// A `let`, so a packet asks this rather than look into its layer's optional table.
+    private let readsDependencies: Bool
     var announcedPublishing = false
     var nextReport: UInt64 = 0
     var rtcpScratch = [UInt8](repeating: 0, count: 1500)
@@ -110,6 +113,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         transportCCID = parameters.video?.feedback.transportCC == true ? parameters.video?.extensions.transportCC
             : (parameters.audio?.feedback.transportCC == true ? parameters.audio?.extensions.transportCC : nil)
         videoCodec = CodecKind(parameters.video?.codecName ?? "")
+        readsDependencies = parameters.video?.extensions.dependencyDescriptor != nil
     }
 
     var isSimulcast: Bool { state.layers.count > 1 }
@@ -261,7 +265,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         let payload = UnsafeRawBufferPointer(packet.payload)
         var (keyFrame, temporalLayer, vp8) = videoCodec.describe(payload)
         var dependency: DependencyFrame?
-        if state.layers[layer].dependencies != nil {
+        if readsDependencies {
             dependency = readDependency(packet, layer: layer)
             if let frame = dependency {
                 // The descriptor speaks for every codec: the frame that brings the structure
