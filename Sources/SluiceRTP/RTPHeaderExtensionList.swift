@@ -25,17 +25,13 @@ public enum RTPHeaderExtensionForm: Sendable, Equatable {
 /// Values live inline in the struct, so building one per outgoing packet costs no allocation.
 /// The block uses the one-byte form when every element fits it, else the two-byte form.
 public struct RTPHeaderExtensionList {
-    /// Bytes available for elements, at two bytes of bookkeeping (id, length) per element:
-    /// room for the longest element (255 bytes, a dependency descriptor with its structure)
-    /// beside the few bytes of the others.
-    public static let storageCapacity = 288
+    /// Bytes available for elements, at two bytes of bookkeeping (id, length) per element.
+    public static let storageCapacity = 128
 
     // Elements as (id, length, value...) records; a tuple keeps the storage inline.
-    @usableFromInline var storage: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
-                                    UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
-                                    UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
-                                    UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
-        = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    @usableFromInline var storage: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                                    UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+        = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     @usableFromInline var used = 0
     public private(set) var count = 0
     @usableFromInline var requiresTwoByte = false

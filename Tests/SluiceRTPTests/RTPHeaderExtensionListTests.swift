@@ -51,14 +51,9 @@ import SluiceWire
     var list = RTPHeaderExtensionList()
     #expect(false == list.append(id: 0, uint8: 1))
     [UInt8](repeating: 0, count: 256).withUnsafeBytes { #expect(false == list.append(id: 1, value: $0)) }
-    // The longest element fits beside a few small ones (a dependency descriptor that brings
-    // its structure, with mid, abs-send-time and transport-cc), and then the list is full.
-    [UInt8](repeating: 0, count: 255).withUnsafeBytes { #expect(true == list.append(id: 1, value: $0)) }
-    #expect(true == list.append(id: 2, uint16: 7))
-    #expect(true == list.append(id: 3, uint24: 7))
-    [UInt8](repeating: 0, count: 16).withUnsafeBytes { #expect(true == list.append(id: 4, value: $0)) }
-    [UInt8](repeating: 0, count: 5).withUnsafeBytes { #expect(false == list.append(id: 5, value: $0)) }  // full
-    #expect(list.count == 4)
+    [UInt8](repeating: 0, count: 120).withUnsafeBytes { #expect(true == list.append(id: 1, value: $0)) }
+    [UInt8](repeating: 0, count: 7).withUnsafeBytes { #expect(false == list.append(id: 2, value: $0)) }  // full
+    #expect(list.count == 1)
 }
 
 @Test func emptyListWritesNothing() {
@@ -93,4 +88,28 @@ import SluiceWire
     #expect(mid.description == "video0")
     #expect(RTPToken("") == nil)
     #expect(RTPToken(String(repeating: "x", count: 33)) == nil)
+}
+
+/// A long value appended at write time goes last, in the two-byte form, beside the short
+/// ones; short enough, the block stays one-byte. The block reads back element by element.
+@Test(arguments: [200, 5])
+func anAppendedElementGoesLast(length: Int) throws {
+    var list = RTPHeaderExtensionList()
+    #expect(true == list.append(id: 3, uint16: 0x1234))
+    let long = [UInt8]((0..<length).map { UInt8($0 & 0xff) })
+    let bytes = try #require(long.withUnsafeBytes { value in
+        // The uint16 element and the appended one, with their bookkeeping, padded to words.
+        let elements = length > 16 ? 4 + 2 + length : 3 + 1 + length
+        return serialize(size: 4 + (elements + 3) & ~3) { writer in
+            _ = list.write(into: &writer, appending: 12, value: value)
+        }
+    })
+    let profile: UInt16 = length > 16 ? 0x1000 : 0xbede
+    #expect(bytes[0] == UInt8(profile >> 8) && bytes.count % 4 == 0)
+    let parsed = bytes.withUnsafeBytes { raw in
+        Array(RTPHeaderExtensionIterator(profile: profile, elements: UnsafeRawBufferPointer(rebasing: raw[4...])))
+            .map { ($0.id, Array($0.value)) }
+    }
+    #expect(parsed.map(\.0) == [3, 12])
+    #expect(parsed.last?.1 == long)
 }

@@ -131,7 +131,7 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
     @inline(__always)
     private func deliver(_ item: borrowing ForwardedPacket, _ rewrite: ForwardRewrite) {
         if let layerSwitch = rewrite.layerSwitch { layerSwitched(layerSwitch) }
-        guard sender.send(item, rewrite) else { return }
+        guard item.dependency == nil ? sender.send(item, rewrite) : sender.sendDescribed(item, rewrite) else { return }
         if !state.announcedPlaying {
             state.announcedPlaying = true
             report(.playing(parameters.handle))

@@ -23,12 +23,19 @@ struct RTXStream: Equatable {
     /// SSRC and next sequence number, then the original sequence number (OSN) as the first two
     /// bytes of the payload. Returns where the original payload goes (after the OSN), or nil
     /// when the writer overflowed; the sequence number is used either way.
+    /// `appending`: one more extension element last, whose bytes stay where they are (the
+    /// dependency descriptor of the packet repaired).
     mutating func writeHeader(into writer: inout ByteWriter, marker: Bool, timestamp: UInt32, originalSequence: UInt16,
-                              extensions: borrowing RTPHeaderExtensionList) -> Int? {
+                              extensions: borrowing RTPHeaderExtensionList,
+                              appending: (id: UInt8, value: UnsafeRawBufferPointer)? = nil) -> Int? {
         let header = RTPHeader(marker: marker, payloadType: payloadType, sequenceNumber: nextSequence,
                                timestamp: timestamp, ssrc: ssrc)
         nextSequence &+= 1
-        guard header.write(into: &writer, extensions: extensions) != nil else { return nil }
+        if let (id, value) = appending {
+            guard header.write(into: &writer, extensions: extensions, appending: id, value: value) != nil else { return nil }
+        } else {
+            guard header.write(into: &writer, extensions: extensions) != nil else { return nil }
+        }
         writer.write(originalSequence)
         return writer.overflowed ? nil : writer.offset
     }
