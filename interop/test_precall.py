@@ -122,8 +122,11 @@ def _loss_case(server, figures, link, tmp_path, direction: str) -> None:
              "progressEvents": len(seen["progress"])})
     _check_progress(seen)
     whole = json.dumps(report)
-    assert report[lossy] is not None and abs(report[lossy] - 0.05) <= 0.02, \
-        f"{lossy} not 0.05 ±0.02 under 5% random loss {direction}: {whole}"
+    # The rule drops each packet at random: over the few hundred packets a direction's loss is
+    # measured on, one standard deviation is about 1 point, so ±3 points (a CI run read 7.09%
+    # once) rather than ±2, which failed about one run in thirty by chance alone.
+    assert report[lossy] is not None and abs(report[lossy] - 0.05) <= 0.03, \
+        f"{lossy} not 0.05 ±0.03 under 5% random loss {direction}: {whole}"
     assert report[clean] is not None and report[clean] < 0.02, f"{clean} not under 0.02 on the clean direction: {whole}"
 
 
