@@ -102,12 +102,20 @@ def artifacts(request) -> Path:
     return ARTIFACTS
 
 
+# Ports Chromium refuses to open (its restricted-port list; ERR_UNSAFE_PORT): a page's
+# WebSocket to a server on one fails at once ("websocket error"). 10080 is the only one in
+# 10000-19999; a CI run drew it.
+CHROMIUM_BLOCKED_PORTS = {10080}
+
+
 def _free_tcp_port() -> int:
     """A free TCP port in 10000-19999: outside the media ranges `_free_udp_range` hands out
     (a server's ICE-TCP ports follow rtc.port, and an HTTP port the kernel picked once fell
     inside them) and outside the kernel's ephemeral range, where clients' ports come from."""
     for _ in range(500):
         port = random.randrange(10000, 20000)
+        if port in CHROMIUM_BLOCKED_PORTS:
+            continue
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
             try:
                 s.bind(("127.0.0.1", port))
