@@ -61,10 +61,17 @@ public struct DependencyTemplateTable {
     /// the highest not above them (by spatial id, then temporal id, then the higher index);
     /// -1 when none is.
     public func decodeTarget(spatialID: Int, temporalID: Int) -> Int {
+        Self.highestTarget(count: decodeTargetCount, layers: layers(ofTarget:), spatialID: spatialID, temporalID: temporalID)
+    }
+
+    /// The search of `decodeTarget`, over any record of the targets' layers (a player's copy
+    /// keeps them packed, without the table).
+    public static func highestTarget(count: Int, layers: (Int) -> (spatialID: Int, temporalID: Int),
+                                     spatialID: Int, temporalID: Int) -> Int {
         var best = -1
         var bestLayers = (spatial: -1, temporal: -1)
-        for target in 0..<decodeTargetCount {
-            let (s, t) = layers(ofTarget: target)
+        for target in 0..<count {
+            let (s, t) = layers(target)
             guard s <= spatialID, t <= temporalID else { continue }
             if (s, t) >= (bestLayers.spatial, bestLayers.temporal) {
                 best = target

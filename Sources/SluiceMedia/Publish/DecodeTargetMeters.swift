@@ -16,7 +16,7 @@ struct DecodeTargetMeters {
     private var lastSample: UInt64 = 0
 
     init() {
-        let count = DependencyTargetsLimit.maxTargets
+        let count = DependencyStructure.maxDecodeTargets
         bytes = [UInt64](repeating: 0, count: count)
         meters = [BitrateMeter](repeating: BitrateMeter(), count: count)
         frames = [UInt64](repeating: 0, count: Self.maxSpatialLayers)
@@ -53,8 +53,4 @@ struct DecodeTargetMeters {
     func kbps(target: Int) -> Double { meters.indices.contains(target) ? meters[target].kbps : 0 }
 
     func framesPerSecond(spatialID: Int) -> Double { fps.indices.contains(spatialID) ? fps[spatialID] : 0 }
-}
-
-enum DependencyTargetsLimit {
-    static let maxTargets = 32
 }

@@ -33,16 +33,7 @@ struct DependencyTargets: Equatable, Sendable {
     /// The highest target within `spatialID` and `temporalID` (by spatial, then temporal id);
     /// -1 when none is.
     func target(spatialID: Int, temporalID: Int) -> Int {
-        var best = -1
-        var bestLayers = (spatial: -1, temporal: -1)
-        for (target, packed) in layers.enumerated() {
-            let s = Int(packed >> 8), t = Int(packed & 0xff)
-            guard s <= spatialID, t <= temporalID else { continue }
-            if (s, t) >= (bestLayers.spatial, bestLayers.temporal) {
-                best = target
-                bestLayers = (s, t)
-            }
-        }
-        return best
+        DependencyTemplateTable.highestTarget(count: layers.count, layers: { (Int(layers[$0] >> 8), Int(layers[$0] & 0xff)) },
+                                              spatialID: spatialID, temporalID: temporalID)
     }
 }
