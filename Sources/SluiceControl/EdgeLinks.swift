@@ -178,6 +178,7 @@ final class EdgeLinks {
             extensions: track.extensions, remoteSSRCs: track.ssrcs, remoteRTXSSRCs: [],
             localSSRC: UInt32.random(in: 1...UInt32.max), feedback: RTCPFeedbackSet(nack: kind == .video, pli: kind == .video))
         if kind == .video && track.ssrcs.count > 1 { parameters.simulcast = track.ssrcs.map { SimulcastLayer(ssrc: $0) } }
+        parameters.encrypted = track.encrypted
         return parameters
     }
 

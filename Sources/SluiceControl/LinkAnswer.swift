@@ -35,10 +35,14 @@ public struct LinkTrack: Sendable, Equatable {
     public var extensions: NegotiatedExtensions
     /// Audio: one SSRC. Video: one per layer, lowest first.
     public var ssrcs: [UInt32]
+    /// The publisher encrypts its frames end to end: the edge reads no more of them than the
+    /// origin does.
+    public var encrypted = false
 
-    public init(codec: StreamCodec, extensions: NegotiatedExtensions, ssrcs: [UInt32]) {
+    public init(codec: StreamCodec, extensions: NegotiatedExtensions, ssrcs: [UInt32], encrypted: Bool = false) {
         self.codec = codec
         self.extensions = extensions
         self.ssrcs = ssrcs
+        self.encrypted = encrypted
     }
 }

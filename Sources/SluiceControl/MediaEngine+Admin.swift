@@ -29,6 +29,8 @@ extension MediaEngine {
     // MARK: Recording
 
     public static let recordingOff = Recordings.off
+    /// The refusal of a recording of an end-to-end encrypted stream (1008; admin API 409 `E2EE_STREAM`).
+    public static let encryptedNotRecorded = Recordings.encrypted
 
     /// The server has `recording.folder`: `record: true` is taken.
     public var recordingEnabled: Bool { recordings.enabled }

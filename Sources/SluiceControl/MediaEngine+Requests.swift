@@ -11,11 +11,12 @@ extension MediaEngine {
         try registry.checkRoomForPublisher(of: request.stream)
         let worker = pool.home(of: request.stream)
         let handle = RandomToken.handle(prefix: "pub")
-        let (answer, parameters, dataChannel) = try negotiator.negotiate(
+        var (answer, parameters, dataChannel) = try negotiator.negotiate(
             offer: request.offer, role: .publish, handle: handle, stream: request.stream,
             candidates: pool.candidates(worker: worker), publisherTracks: nil, constraints: request.constraints,
             videoStartBitrateKbps: request.startBitrateKbps, acceptsDataChannel: request.dataChannels != nil,
             red: request.red, consentTimeoutMicros: config.consentTimeoutMicros)
+        parameters.video?.encrypted = request.e2ee
         let dataEndpoint = routes.endpoint(dataChannel, policy: request.dataChannels, handle: handle,
                                            session: request.session, stream: request.stream, role: .publish)
         registry.addPublisher(handle, session: request.session, stream: request.stream, worker: worker,

@@ -23,6 +23,9 @@ public struct PublishRequest: Sendable {
     public var dynacast = false
     /// Opus RED (`apps[].red`): answered first when the offer has it, so the publisher sends it.
     public var red = true
+    /// `e2ee: true`: the publisher encrypts its frames end to end. The server reads no payload
+    /// past the clear bytes, and refuses to record it (docs/protocol.md section 6).
+    public var e2ee = false
 
     public init(session: SessionID, stream: String, offer: String, constraints: StreamConstraints,
                 caps: PublishCaps = PublishCaps(), startBitrateKbps: Int? = nil) {

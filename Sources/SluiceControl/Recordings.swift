@@ -10,6 +10,8 @@ import SluiceVocabulary
 /// `stop(stream:)`; the recorder then closes the file. Control thread.
 final class Recordings {
     static let off = "Recording is off (recording.folder is not set)"
+    /// Why an end-to-end encrypted stream is never recorded.
+    static let encrypted = "an end-to-end encrypted stream cannot be recorded (the server could write only ciphertext)"
 
     /// One recording, from its start until the recorder reports its end. Each has an id of
     /// its own (not the publisher's handle), so a stream stopped and recorded again never
@@ -65,6 +67,7 @@ final class Recordings {
 
     /// Refuses `record: true` on a server without a recorder, before any handle is made.
     func check(_ request: PublishRequest) throws(MediaError) {
+        if request.record && request.e2ee { throw .limitReached(Self.encrypted) }
         if request.record && recorder == nil { throw .limitReached(Self.off) }
     }
 
@@ -82,6 +85,7 @@ final class Recordings {
         guard recorder != nil else { throw .limitReached(Self.off) }
         guard let publisher = registry.publisher(of: stream) else { throw .streamNotFound }
         if recording(of: publisher.handle) != nil { throw .streamNameInUse }
+        if publisher.tracks.video?.encrypted == true { throw .limitReached(Self.encrypted) }
         let tracks = Self.tracks(audio: publisher.tracks.audio, video: publisher.tracks.video)
         guard let id = start(publisher.handle, tracks: tracks, session: publisher.session, stream: stream,
                              appKey: appKey, worker: publisher.worker) else {

@@ -103,6 +103,14 @@ public struct VP8PayloadDescriptor: Equatable, Sendable {
         return (width, height)
     }
 
+    /// A key frame's first packet whose frame header has not VP8's start code where it belongs:
+    /// the frame was encrypted end to end past fewer clear bytes than the header's 6 (its
+    /// key-frame bit, then, says nothing).
+    public func lacksStartCode(in payload: UnsafeRawBufferPointer) -> Bool {
+        guard isKeyFrame, payload.count >= length + 6 else { return false }
+        return payload[length + 3] != 0x9d || payload[length + 4] != 0x01 || payload[length + 5] != 0x2a
+    }
+
     /// Writes `pictureID` in place, keeping the field's width (7 or 15 bits; higher bits dropped).
     /// False when the descriptor has no PictureID or `payload` is too short.
     @inlinable @discardableResult

@@ -21,7 +21,11 @@ public final class SyntheticPublisher: PeerConnectionDelegate {
         }
     }
     /// Video sources by simulcast layer, lowest first (one without simulcast).
-    public private(set) var layers: [SyntheticVP8Source]
+    public private(set) var layers: [SyntheticVP8Source] {
+        didSet { dependencies = layers.map { SyntheticDependencyDescriptor(width: $0.configuration.width, height: $0.configuration.height) } }
+    }
+    /// Each layer's dependency descriptor, sent when the connection was answered it.
+    private var dependencies: [SyntheticDependencyDescriptor] = []
     public var audio: SyntheticOpusSource?
     /// Frames or audio packets the connection could not send (pool empty, not connected).
     public private(set) var sendFailures: UInt64 = 0
@@ -39,6 +43,7 @@ public final class SyntheticPublisher: PeerConnectionDelegate {
     public init(video: SyntheticVP8Source.Configuration? = .init(), audio: Bool = true, audioPacketSize: Int = 100) {
         layers = video.map { [SyntheticVP8Source($0)] } ?? []
         isSimulcast = false
+        dependencies = layers.map { SyntheticDependencyDescriptor(width: $0.configuration.width, height: $0.configuration.height) }
         self.audio = audio ? SyntheticOpusSource(packetSize: audioPacketSize) : nil
     }
 
@@ -46,6 +51,7 @@ public final class SyntheticPublisher: PeerConnectionDelegate {
     public init(simulcast: [SyntheticVP8Source.Configuration], audio: Bool = true, audioPacketSize: Int = 100) {
         layers = simulcast.map(SyntheticVP8Source.init)
         isSimulcast = true
+        dependencies = layers.map { SyntheticDependencyDescriptor(width: $0.configuration.width, height: $0.configuration.height) }
         self.audio = audio ? SyntheticOpusSource(packetSize: audioPacketSize) : nil
     }
 
@@ -57,11 +63,15 @@ public final class SyntheticPublisher: PeerConnectionDelegate {
         for layer in layers.indices {
             while let frame = layers[layer].nextFrame(now: now) {
                 framesSent.add(1, ordering: .relaxed)
+                let describes = connection.sendsDependencyDescriptor
+                if describes { dependencies[layer].nextFrame() }
                 for index in 0..<frame.packetCount {
-                    let sent = connection.send(.video, layer: layer, marker: frame.isLastPacket(index),
-                                               timestamp: frame.rtpTimestamp, now: now) { payload in
-                        frame.writePacket(index, into: payload, sendTime: MonotonicClock.nowMicros())
-                    }
+                    let sent = describes
+                        ? dependencies[layer].withPacket(keyFrame: frame.isKeyFrame, first: index == 0,
+                                                         last: frame.isLastPacket(index)) { dependency in
+                            Self.send(frame, index, layer: layer, on: connection, now: now, dependency: dependency)
+                        }
+                        : Self.send(frame, index, layer: layer, on: connection, now: now, dependency: nil)
                     if !sent { sendFailures += 1 }
                 }
             }
@@ -76,6 +86,14 @@ public final class SyntheticPublisher: PeerConnectionDelegate {
                 }
                 if !sent { sendFailures += 1 }
             }
+        }
+    }
+
+    private static func send(_ frame: SyntheticVP8Frame, _ index: Int, layer: Int, on connection: PeerConnection, now: UInt64,
+                             dependency: UnsafeRawBufferPointer?) -> Bool {
+        connection.send(.video, layer: layer, marker: frame.isLastPacket(index), timestamp: frame.rtpTimestamp, now: now,
+                        dependency: dependency) { payload in
+            frame.writePacket(index, into: payload, sendTime: MonotonicClock.nowMicros())
         }
     }
 

@@ -22,10 +22,12 @@ enum AllocationRun {
     /// The publisher, and its source (the connection holds its delegate weakly: keep both).
     static func publish(on server: TestServer, stream: String = "alloc",
                         transport: PeerConnection.ICETransport = .udp,
-                        record: Bool? = nil, audioRED: Bool = false) async throws -> (PeerConnection, SyntheticPublisher) {
+                        record: Bool? = nil, audioRED: Bool = false,
+                        dependencyDescriptor: Bool = false) async throws -> (PeerConnection, SyntheticPublisher) {
         let (session, log) = try await server.connectedSession()
         var configuration = PeerConnection.Configuration(role: .publish, iceTransport: transport)
         configuration.audioRED = audioRED
+        configuration.dependencyDescriptor = dependencyDescriptor
         let publisher = try PeerConnection(configuration: configuration)
         let source = SyntheticPublisher(video: .init(width: 640, height: 360, fps: 30, bitrateKbps: 800,
                                                      keyFrameIntervalSeconds: 1))
@@ -41,12 +43,14 @@ enum AllocationRun {
     /// registry lists another node's stream) is tried again for up to `retrySeconds`.
     static func play(on server: TestServer, stream: String = "alloc", count: Int,
                      transport: PeerConnection.ICETransport = .udp,
-                     retrySeconds: Double = 0, audioRED: [Bool] = []) async throws -> [(PeerConnection, PlayerRecorder)] {
+                     retrySeconds: Double = 0, audioRED: [Bool] = [],
+                     dependencyDescriptor: Bool = false) async throws -> [(PeerConnection, PlayerRecorder)] {
         var players: [(PeerConnection, PlayerRecorder)] = []
         for index in 0..<count {
             let (session, log) = try await server.connectedSession()
             var configuration = PeerConnection.Configuration(role: .play, iceTransport: transport)
             configuration.audioRED = index < audioRED.count && audioRED[index]
+            configuration.dependencyDescriptor = dependencyDescriptor
             let player = try PeerConnection(configuration: configuration)
             let recorder = PlayerRecorder()
             player.delegate = recorder

@@ -12,6 +12,8 @@ final class PlayerRecorder: PeerConnectionDelegate, @unchecked Sendable {
         var video: ReceivedStreamStats
         var audio: ReceivedStreamStats
         var unknownKind = 0
+        /// Video packets with a dependency descriptor under the id the client offers.
+        var describedVideo = 0
     }
 
     let snapshot = Mutex(Snapshot(video: ReceivedStreamStats(codec: .vp8), audio: ReceivedStreamStats(codec: .opus)))
@@ -19,7 +21,9 @@ final class PlayerRecorder: PeerConnectionDelegate, @unchecked Sendable {
     func peerConnection(_ connection: PeerConnection, didReceiveRTP packet: RTPPacket, kind: TrackKind?, now: UInt64) {
         snapshot.withLock { s in
             switch kind {
-            case .video: s.video.record(packet, now: now)
+            case .video:
+                s.video.record(packet, now: now)
+                if packet.extensionValue(id: ClientOffer.dependencyDescriptorExtensionID) != nil { s.describedVideo += 1 }
             case .audio: s.audio.record(packet, now: now)
             case nil: s.unknownKind += 1
             }
@@ -29,6 +33,7 @@ final class PlayerRecorder: PeerConnectionDelegate, @unchecked Sendable {
     var video: ReceivedStreamStats { snapshot.withLock { $0.video } }
     var audio: ReceivedStreamStats { snapshot.withLock { $0.audio } }
     var unknownKind: Int { snapshot.withLock { $0.unknownKind } }
+    var describedVideo: Int { snapshot.withLock { $0.describedVideo } }
 }
 
 /// A publisher and a player through a real in-process server: signaling over WebSocket,

@@ -21,8 +21,9 @@ struct LinkJSONTests {
                                             redPayloadType: 63),
                          extensions: NegotiatedExtensions(mid: 1, audioLevel: 10), ssrcs: [1234]),
         video: LinkTrack(codec: StreamCodec(name: "VP8", payloadType: 96, clockRate: 90000, fmtp: ""),
-                         extensions: NegotiatedExtensions(mid: 1, rid: 2, repairedRid: 3, absSendTime: 4, transportCC: 5),
-                         ssrcs: [11, 22, UInt32.max]))
+                         extensions: NegotiatedExtensions(mid: 1, rid: 2, repairedRid: 3, absSendTime: 4, transportCC: 5,
+                                                          dependencyDescriptor: 12),
+                         ssrcs: [11, 22, UInt32.max], encrypted: true))
 
     @Test func aRequestSurvivesItsJSON() throws {
         let bytes = LinkJSON.json(Self.request).serializedBytes()
@@ -38,6 +39,9 @@ struct LinkJSONTests {
         let value = try JSONValue.parse(bytes)
         #expect(value["candidate"]?["port"] == 10000)
         #expect(value["video"]?["extensions"]?["transportCC"] == 5)
+        #expect(value["video"]?["extensions"]?["dependencyDescriptor"] == 12)
+        #expect(value["video"]?["encrypted"] == true)
+        #expect(value["audio"]?["encrypted"] == nil)
         #expect(value["audio"]?["codec"]?["redPayloadType"] == 63)
         #expect(value["video"]?["codec"]?["redPayloadType"] == nil)
         #expect(value["video"]?["ssrcs"]?[2] == JSONValue(Int64(UInt32.max)))
@@ -110,6 +114,7 @@ struct LinkJSONTests {
             ("video", codecWith("name", ""), "video.codec.name", "codec name"),
             ("video", codecWith("name", "VP 8"), "video.codec.name", "codec name"),
             ("video", codecWith("payloadType", 128), "video.codec.payloadType", "from 0 to 127"),
+            ("video", videoWith("encrypted", "yes"), "video.encrypted", "must be true or false"),
             ("video", codecWith("payloadType", -1), "video.codec.payloadType", "from 0 to 127"),
             ("video", codecWith("clockRate", 0), "video.codec.clockRate", "from 1 to 4294967295"),
             ("video", codecWith("clockRate", 4_294_967_296), "video.codec.clockRate", "from 1 to 4294967295"),

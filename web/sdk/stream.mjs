@@ -194,6 +194,7 @@ export async function publishStream(session, name, mediaStream, options = {}) {
   const params = {stream: name};
   if (constraints !== undefined) params.constraints = constraints;
   if (options.record !== undefined) params.record = options.record;
+  if (options.e2ee !== undefined) params.e2ee = options.e2ee;
   if (options.custom !== undefined) params.custom = options.custom;
   return negotiate(session, 'publish', params, stream);
 }

@@ -38,6 +38,8 @@ public func fuzzRTP(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         precondition(vp8.length <= payload.count)
         _ = vp8.isKeyFrame
         if let size = vp8.keyFrameSize(in: payload) { precondition(size.width < 0x4000 && size.height < 0x4000) }
+        // A key frame either has its start code (and a size) or is taken for encrypted.
+        if vp8.lacksStartCode(in: payload) { precondition(vp8.isKeyFrame && vp8.keyFrameSize(in: payload) == nil) }
     }
     if let h264 = H264Payload(parsing: payload) {
         _ = h264.isKeyFrame

@@ -10,6 +10,9 @@ public struct ClientOffer: Sendable {
     public static let midExtensionID: UInt8 = 1
     public static let absSendTimeExtensionID: UInt8 = 2
     public static let transportCCExtensionID: UInt8 = 3
+    public static let dependencyDescriptorExtensionID: UInt8 = 4
+    public static let dependencyDescriptorURI =
+        "https://aomediacodec.github.io/av1-rtp-spec/#dependency-descriptor-rtp-header-extension"
     public static let audioMid = "0"
     public static let videoMid = "1"
     /// Opus in RED (RFC 2198), offered after Opus when `audioRED`.
@@ -33,6 +36,9 @@ public struct ClientOffer: Sendable {
     public var candidate: (ip: String, port: Int)?
     /// Offers `red/48000/2` over Opus (`111/111`), as Chromium does.
     public var audioRED = false
+    /// Offers the dependency descriptor on video (and `a=extmap-allow-mixed`: a descriptor
+    /// that brings its structure needs the two-byte header form).
+    public var dependencyDescriptor = false
 
     public init(role: StreamRole, audio: Bool = true, video: Bool = true, iceUfrag: String, icePassword: String,
                 fingerprint: String, audioSSRC: UInt32 = 0, videoSSRC: UInt32 = 0, simulcastSSRCs: [UInt32] = [],
@@ -54,10 +60,13 @@ public struct ClientOffer: Sendable {
         var media: [MediaDescription] = []
         if audio { media.append(section(kind: .audio)) }
         if video { media.append(section(kind: .video)) }
-        return SessionDescription(origin: .init(sessionID: String(UInt32.random(in: 1...UInt32.max))),
-                                  groups: [MediaGroup(semantics: "BUNDLE", mids: media.compactMap(\.mid))],
-                                  msidSemantic: MsidSemantic(semantics: "WMS", identifiers: role == .publish ? [cname] : []),
-                                  media: media)
+        var description = SessionDescription(origin: .init(sessionID: String(UInt32.random(in: 1...UInt32.max))),
+                                             groups: [MediaGroup(semantics: "BUNDLE", mids: media.compactMap(\.mid))],
+                                             msidSemantic: MsidSemantic(semantics: "WMS",
+                                                                        identifiers: role == .publish ? [cname] : []),
+                                             media: media)
+        description.extmapAllowMixed = dependencyDescriptor
+        return description
     }
 
     public var sdp: String { sessionDescription.serialized() }
@@ -91,6 +100,9 @@ public struct ClientOffer: Sendable {
                                         uri: "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"),
                            ExtensionMap(id: Int(Self.transportCCExtensionID),
                                         uri: "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01")]
+        if !isAudio && dependencyDescriptor {
+            m.extensionMaps.append(ExtensionMap(id: Int(Self.dependencyDescriptorExtensionID), uri: Self.dependencyDescriptorURI))
+        }
         if let candidate {
             m.candidates = ["1 1 udp 2130706431 \(candidate.ip) \(candidate.port) typ host"]
             m.endOfCandidates = true

@@ -27,6 +27,8 @@ struct SendExtensionIDs {
     var mid: UInt8?
     var absSendTime: UInt8?
     var transportCC: UInt8?
+    /// Video only: the dependency descriptor, written when a packet is sent with one.
+    var dependencyDescriptor: UInt8?
 
     static let midURI = "urn:ietf:params:rtp-hdrext:sdes:mid"
     static let absSendTimeURI = "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"

@@ -10,9 +10,11 @@ extension PeerConnection {
     /// and transport-wide sequence extensions; then `writePayload` fills the payload in place
     /// and returns its length. Encrypts and queues it. False (nothing sent) before the
     /// connection is up, when the pool is empty, when the layer does not exist, or when
-    /// `writePayload` returns 0 or more than it was given. Allocates nothing.
+    /// `writePayload` returns 0 or more than it was given. Allocates nothing. `dependency`: a
+    /// video packet's dependency descriptor, written when the answer kept the extension.
     @discardableResult
     public func send(_ kind: TrackKind, layer: Int = 0, marker: Bool, timestamp: UInt32, now: UInt64,
+                     dependency: UnsafeRawBufferPointer? = nil,
                      writePayload: (UnsafeMutableRawBufferPointer) -> Int) -> Bool {
         guard kind == .audio || videoStreams.indices.contains(layer) else { return false }
         guard let transport, transport.isConnected, let buffer = worker.pool.take() else { return false }
@@ -25,7 +27,13 @@ extension PeerConnection {
         var writer = ByteWriter(area)
         let header = RTPHeader(marker: marker, payloadType: stream.payloadType, sequenceNumber: stream.sequenceNumber,
                                timestamp: timestamp, ssrc: stream.ssrc)
-        guard let offset = header.write(into: &writer, extensions: extensions) else {
+        let written: Int?
+        if kind == .video, let dependency, let id = extensionIDs.dependencyDescriptor {
+            written = header.write(into: &writer, extensions: extensions, appending: id, value: dependency)
+        } else {
+            written = header.write(into: &writer, extensions: extensions)
+        }
+        guard let offset = written else {
             worker.pool.give(buffer)
             return false
         }

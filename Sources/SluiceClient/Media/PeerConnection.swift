@@ -48,6 +48,10 @@ public final class PeerConnection: @unchecked Sendable {
         /// Offer Opus in RED (RFC 2198) too. A publisher answered RED sends RED (`sendsAudioRED`:
         /// its source writes the payloads); a player gets RED as its publisher sends it.
         public var audioRED = false
+        /// Offer the dependency descriptor on video. A publisher answered it sends it with the
+        /// values its source gives (`sendsDependencyDescriptor`); a player gets it as its
+        /// publisher sends it.
+        public var dependencyDescriptor = false
 
         public init(role: StreamRole, audio: Bool = true, video: Bool = true, bindAddress: String = "127.0.0.1",
                     loopbackOnly: Bool = true, consentTimeoutSeconds: Int = 30, poolCapacity: Int = 2048,
@@ -104,6 +108,8 @@ public final class PeerConnection: @unchecked Sendable {
     var audioREDPayloadType: Int = -1
     /// A publisher that was answered RED: its audio payloads must be RED (worker thread).
     public internal(set) var sendsAudioRED = false
+    /// Publish: the answer kept the dependency descriptor, so `send(..., dependency:)` writes it.
+    public internal(set) var sendsDependencyDescriptor = false
     var videoPayloadType: Int = -1
     var remoteVideoSSRC: UInt32 = 0
 
@@ -161,6 +167,7 @@ public final class PeerConnection: @unchecked Sendable {
                             cname: Self.randomToken(length: 16, using: &generator),
                             candidate: (local.host, Int(local.port)))
         offer.audioRED = configuration.audioRED
+        offer.dependencyDescriptor = configuration.dependencyDescriptor
         self.offer = offer
         localDescription = offer.sdp
         if ownsWorker { self.worker.start() }
@@ -255,6 +262,8 @@ public final class PeerConnection: @unchecked Sendable {
             }
             self.remoteVideoSSRC = answer.video?.ssrcs.first ?? 0
             self.extensionIDs = SendExtensionIDs((answer.video ?? answer.audio)?.extensionIDs ?? [:])
+            self.extensionIDs.dependencyDescriptor = answer.video?.extensionIDs[ClientOffer.dependencyDescriptorURI]
+            self.sendsDependencyDescriptor = self.configuration.role == .publish && self.extensionIDs.dependencyDescriptor != nil
             let transport = try WebRTCTransport(worker: self.worker, socket: self.socket, security: self.security,
                                                 parameters: parameters)
             transport.delegate = self

@@ -117,10 +117,11 @@ public final class SluiceSession: @unchecked Sendable {
     }
 
     public func publish(stream: String, sdp: String, constraints: StreamConstraints? = nil,
-                        record: Bool? = nil, custom: JSONValue? = nil) async throws -> StreamAnswer {
+                        record: Bool? = nil, e2ee: Bool? = nil, custom: JSONValue? = nil) async throws -> StreamAnswer {
         var params: JSONObject = ["stream": .string(stream), "sdp": .string(sdp)]
         if let constraints { params["constraints"] = constraints.json }
         if let record { params["record"] = .bool(record) }
+        if let e2ee { params["e2ee"] = .bool(e2ee) }
         if let custom { params["custom"] = custom }
         return try Self.answer(try await call("publish", params: .object(params)), method: "publish")
     }

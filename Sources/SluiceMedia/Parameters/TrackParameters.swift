@@ -29,6 +29,9 @@ public struct TrackParameters: Sendable, Equatable {
     /// Publish with simulcast: the layers in offer order, by rid or by SSRC (a=ssrc-group:SIM);
     /// paused layers are left out.
     public var simulcast: [SimulcastLayer] = []
+    /// Publish: the publisher encrypts its frames end to end (`e2ee: true`, or an origin's link
+    /// of such a stream). Nothing past the clear bytes is read (docs/protocol.md section 6).
+    public var encrypted = false
 
     public init(kind: MediaKind, mid: String, codecName: String, fmtp: String, payloadType: UInt8, rtxPayloadType: UInt8?,
                 clockRate: UInt32, extensions: NegotiatedExtensions, remoteSSRCs: [UInt32], remoteRTXSSRCs: [UInt32],

@@ -62,7 +62,9 @@ extension Consumer {
             var (isKeyFrame, temporalLayer, vp8) = videoCodec.describe(UnsafeRawBufferPointer(packet.payload))
             let dependency = cachedDependency(packet, upstream: upstream)
             if let dependency {
-                isKeyFrame = isKeyFrame || dependency.attachesStructure
+                // The descriptor alone: an encrypted payload's key-frame bit says nothing, and
+                // a stream in the clear attaches its structure to exactly its key frames.
+                isKeyFrame = dependency.attachesStructure
                 temporalLayer = dependency.temporalID
             }
             var item = ForwardedPacket(packet: packet, kind: .video, layer: walk.layer, isKeyFrame: isKeyFrame,

@@ -46,7 +46,9 @@ struct DecodeTargetMeters {
         if lastSample > 0, now > lastSample {
             for i in frames.indices { fps[i] = Double(frames[i] &- lastFrames[i]) * 1_000_000 / Double(now - lastSample) }
         }
-        lastFrames = frames
+        // Element by element: `lastFrames = frames` would share one buffer, and the packet
+        // path's next count would copy it (an allocation a second, found by the alloc stage).
+        for i in frames.indices { lastFrames[i] = frames[i] }
         lastSample = now
     }
 

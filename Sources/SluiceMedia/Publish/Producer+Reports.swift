@@ -175,6 +175,7 @@ extension Producer {
             s.spatialLayers = LayerStats.spatial(spatialLayers(now: now),
                                                  temporalLayers: state.layers.first?.temporalLayers ?? 1)
             s.nacks = nacksSent
+            if state.encrypted { s.e2ee = true }
             // A publisher's size, fps and `layer` are those of its top layer.
             let layers = state.layers
             if let top = layers.indices.max(by: { layers[$0].width * layers[$0].height < layers[$1].width * layers[$1].height }) {

@@ -35,6 +35,9 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         /// Dynacast (`apps[].dynacast`): set for a simulcast publisher whose app has it on.
         /// Here, not a stored `var`: the tick reads it every 10 ms.
         var layerPauses: LayerPauses?
+        /// The video is encrypted end to end (said at publish, or found: `foundEncrypted`):
+        /// its payload's key-frame bit is no key frame's sign where the descriptor gives one.
+        var encrypted = false
     }
     let state: OwnedState<ReceiveState>
     /// The layers as they are now: a copy, for the tests and off the packet path.
@@ -108,7 +111,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
             }
         }
         state = OwnedState(ReceiveState(audio: parameters.audio.map { AudioTrack(parameters: $0, ssrc: $0.remoteSSRCs.first) },
-                                                 layers: layers))
+                                                 layers: layers, encrypted: parameters.video?.encrypted ?? false))
         videoParameters = parameters.video
         transportCCID = parameters.video?.feedback.transportCC == true ? parameters.video?.extensions.transportCC
             : (parameters.audio?.feedback.transportCC == true ? parameters.audio?.extensions.transportCC : nil)
@@ -264,14 +267,16 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
                                                          sequence: packet.sequenceNumber, shared: transport.worker.shared)
         let payload = UnsafeRawBufferPointer(packet.payload)
         var (keyFrame, temporalLayer, vp8) = videoCodec.describe(payload)
+        if let vp8, !state.encrypted, vp8.lacksStartCode(in: payload) { foundEncrypted() }
         var dependency: DependencyFrame?
         if readsDependencies {
             dependency = readDependency(packet, layer: layer)
             if let frame = dependency {
                 // The descriptor speaks for every codec: the frame that brings the structure
-                // starts a key picture, and its other spatial layers' frames belong to it.
+                // starts a key picture, and its other spatial layers' frames belong to it. For
+                // an encrypted payload it alone does.
                 if frame.attachesStructure { state.layers[layer].dependencyKeyTimestamp = packet.timestamp }
-                keyFrame = keyFrame || state.layers[layer].dependencyKeyTimestamp == packet.timestamp
+                keyFrame = (keyFrame && !state.encrypted) || state.layers[layer].dependencyKeyTimestamp == packet.timestamp
                 temporalLayer = frame.temporalID
                 if !isRetransmission {
                     state.layers[layer].targetMeters!.record(frame, size: packet.buffer.count)
@@ -282,8 +287,11 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
             state.layers[layer].temporalLayers = Int(tid) + 1
         }
         if keyFrame { state.layers[layer].keyFrameRequests.keyFrameArrived() }
-        // VP8's size is read through the descriptor parsed above; other codecs parse their own.
-        let size = keyFrame ? (vp8.map { $0.keyFrameSize(in: payload) } ?? videoCodec.keyFrameSize(payload)) : nil
+        // VP8's size is read through the descriptor parsed above (from the clear bytes of an
+        // encrypted frame, or none); other codecs parse their own, unless encrypted. The
+        // descriptor's structure gives it when the payload did not.
+        var size = keyFrame ? (vp8.map { $0.keyFrameSize(in: payload) } ?? (state.encrypted ? nil : videoCodec.keyFrameSize(payload))) : nil
+        if size == nil, let frame = dependency, frame.attachesStructure { size = structureSize(layer: layer) }
         if let size,
            size.width != state.layers[layer].width || size.height != state.layers[layer].height {
             state.layers[layer].width = size.width
@@ -310,6 +318,28 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         item.dependency = dependency
         let requests = router.forward(item)
         if !requests.isEmpty { requestKeyFrames(requests) }
+    }
+
+    /// The top spatial layer's size in the layer's dependency structure, when it tells sizes.
+    @inline(never)
+    private func structureSize(layer: Int) -> (width: Int, height: Int)? {
+        guard let table = state.layers[layer].dependencies else { return nil }
+        return table.resolution(spatialID: table.maxSpatialID)
+    }
+
+    /// A VP8 key frame's first packet without the start code: the payload is encrypted past
+    /// fewer clear bytes than its frame header (a publisher that did not say `e2ee`). From now
+    /// its key frames come from the dependency descriptor when it has one; without, the
+    /// key-frame bit is all there is, and players may start on frames they cannot decode.
+    @inline(never)
+    private func foundEncrypted() {
+        state.encrypted = true
+        let advice = readsDependencies ? "its key frames are now taken from the dependency descriptor alone"
+            : "it has no dependency descriptor, so its key frames cannot be told; an app that encrypts "
+                + "must keep VP8's first 10 bytes of a key frame and 3 of a delta frame in the clear, or negotiate the descriptor"
+        transport.worker.log?.warn("stream \(parameters.stream): publisher \(parameters.handle) sends VP8 key frames "
+                                   + "without a start code: its payload is taken as end-to-end encrypted; " + advice,
+                                   [.stream(parameters.stream), .handle("\(parameters.handle)")])
     }
 
     /// The packet's dependency descriptor, read against the layer's structure; nil when it has

@@ -31,6 +31,9 @@ public struct KindStats: Sendable {
     /// One SVC encoding's spatial layers, by spatial id (the dependency descriptor's
     /// structure); empty otherwise.
     public var spatialLayers: [LayerStats] = []
+    /// Publish: the publisher encrypts its frames end to end (said so, or found); nil for a
+    /// stream in the clear.
+    public var e2ee: Bool?
     /// Play: the spatial layer forwarded now, when players choose among `spatialLayers`.
     public var spatialLayer: Int?
 

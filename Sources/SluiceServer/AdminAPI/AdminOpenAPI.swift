@@ -226,7 +226,7 @@ enum AdminOpenAPI {
                      "202": {"description": "{\"stream\", \"recording\": true}",
                              "content": {"application/json": {"schema": {"type": "object"}}}},
                      "x-errors": [401, 403, 404],
-                     "409": {"description": "ALREADY_RECORDING, or RECORDING_OFF",
+                     "409": {"description": "ALREADY_RECORDING, RECORDING_OFF, or E2EE_STREAM (an end-to-end encrypted stream)",
                              "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
                      "422": {"description": "NOTHING_TO_RECORD: no track of a codec Sluice records",
                              "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}},

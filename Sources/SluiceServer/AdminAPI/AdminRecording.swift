@@ -16,6 +16,9 @@ extension AdminAPI {
                 _ = try media.startRecording(stream: name, appKey: appKey(ofStream: name) ?? "")
             } catch .streamNameInUse {
                 return .error(status: 409, message: "Stream is being recorded already: \(name)", reason: "ALREADY_RECORDING")
+            } catch .limitReached(MediaEngine.encryptedNotRecorded) {
+                return .error(status: 409, message: "Stream is end-to-end encrypted: \(name); "
+                              + MediaEngine.encryptedNotRecorded, reason: "E2EE_STREAM")
             } catch .noCommonCodecs {
                 return .error(status: 422, message: "Stream has no track Sluice can record: \(name)", reason: "NOTHING_TO_RECORD")
             } catch {

@@ -131,11 +131,13 @@ public enum LinkJSON {
         let ids = track.extensions
         for (key, id) in [("mid", ids.mid), ("rid", ids.rid), ("repairedRid", ids.repairedRid),
                           ("absSendTime", ids.absSendTime), ("transportCC", ids.transportCC),
-                          ("audioLevel", ids.audioLevel)] {
+                          ("audioLevel", ids.audioLevel), ("dependencyDescriptor", ids.dependencyDescriptor)] {
             if let id { extensions[key] = JSONValue(Int(id)) }
         }
-        return ["codec": codec(track.codec), "extensions": .object(extensions),
-                "ssrcs": .array(track.ssrcs.map { JSONValue(Int64($0)) })]
+        var object: JSONObject = ["codec": codec(track.codec), "extensions": .object(extensions),
+                                  "ssrcs": .array(track.ssrcs.map { JSONValue(Int64($0)) })]
+        if track.encrypted { object["encrypted"] = true }
+        return .object(object)
     }
 
     private static func optionalTrack(_ body: JSONObject, _ key: String,
@@ -163,7 +165,8 @@ public enum LinkJSON {
             }
             extensions = NegotiatedExtensions(mid: try id("mid"), rid: try id("rid"), repairedRid: try id("repairedRid"),
                                               absSendTime: try id("absSendTime"), transportCC: try id("transportCC"),
-                                              audioLevel: try id("audioLevel"))
+                                              audioLevel: try id("audioLevel"),
+                                              dependencyDescriptor: try id("dependencyDescriptor"))
         }
         let ssrcValue = try member(object, "ssrcs", path: "\(key).ssrcs")
         guard let items = ssrcValue.arrayValue, count.contains(items.count) else {
@@ -180,7 +183,14 @@ public enum LinkJSON {
             }
             ssrcs.append(UInt32(number))
         }
-        return LinkTrack(codec: codec, extensions: extensions, ssrcs: ssrcs)
+        var track = LinkTrack(codec: codec, extensions: extensions, ssrcs: ssrcs)
+        if let value = object["encrypted"], !value.isNull {
+            guard let flag = value.boolValue else {
+                throw DecodingError(field: "\(key).encrypted", problem: "must be true or false, not \(value.kindDescription)")
+            }
+            track.encrypted = flag
+        }
+        return track
     }
 
     private static func fingerprint(_ algorithm: String, _ value: String) -> JSONValue {

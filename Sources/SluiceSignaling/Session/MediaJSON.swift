@@ -71,6 +71,7 @@ public enum MediaJSON {
             object["keyFrames"] = JSONValue(stats.keyFrames)
             if let starts = stats.cacheStarts { object["cacheStarts"] = JSONValue(starts) }
             if let spatial = stats.spatialLayer { object["spatialLayer"] = JSONValue(spatial) }
+            if let e2ee = stats.e2ee { object["e2ee"] = .bool(e2ee) }
             object["layers"] = .array(stats.layers.map(layerJSON))
             if !stats.spatialLayers.isEmpty { object["spatialLayers"] = .array(stats.spatialLayers.map(layerJSON)) }
         }

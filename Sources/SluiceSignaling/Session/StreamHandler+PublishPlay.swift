@@ -24,6 +24,7 @@ extension StreamHandler {
         let sdp = try params.sdp()
         let constraints = try params.constraints()
         let asked = try params.optionalBool("record", default: false)
+        let e2ee = try params.optionalBool("e2ee", default: false)
         let custom = try params.optionalObject("custom")
         // A call's stream: its device alone, and the call is its grant (not the token's lists).
         let isCallStream = try checkCallStream(stream, publish: true, sessionID: sessionID)
@@ -33,6 +34,8 @@ extension StreamHandler {
             throw .notGranted("recording of '\(stream)'")
         }
         let record = try recordingDecision(asked: asked, session: session)
+        // Before the server's own refusal: no server could record it.
+        if record && e2ee { throw RPCError(MediaError.limitReached(MediaEngine.encryptedNotRecorded)) }
         // Before any hook: a server without a recorder refuses at once, and makes no handle.
         if record && !media.recordingEnabled { throw RPCError(MediaError.limitReached(MediaEngine.recordingOff)) }
         try table.requireHandleCapacity(session)
@@ -52,6 +55,7 @@ extension StreamHandler {
             request.caps.rtpTimeoutSeconds = config.calls.mediaTimeoutSeconds
         }
         request.record = record
+        request.e2ee = e2ee
         request.appKey = session.appKey ?? ""
         request.dataChannels = dataChannels(of: session)
         let start = { [unowned self] (session: RPCSession) throws(RPCError) -> JSONValue in

@@ -49,6 +49,11 @@ export interface PublishOptions {
   simulcast?: boolean;
   /** Ask the server to record the stream (the app's recording setting decides). */
   record?: boolean;
+  /**
+   * The app encrypts the frames end to end (an encoded transform it sets on the sender): the
+   * server reads nothing past the clear bytes, and refuses to record the stream.
+   */
+  e2ee?: boolean;
   custom?: Custom;
   iceTransportPolicy?: RTCIceTransportPolicy;
   dataChannels?: DataChannelSpec[];
