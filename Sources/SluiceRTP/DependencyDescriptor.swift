@@ -30,6 +30,19 @@ public struct DependencyDescriptor: Equatable, Sendable {
     public var customDTIs = false
     public var customFrameDiffs = false
     public var customChains = false
+    /// Read: the bit (from the value's first) where the active decode targets bitmask is, or
+    /// would go: after the flags and the structure the descriptor attaches. 0 without the
+    /// extended fields.
+    public private(set) var activeTargetsBit = 0
+
+    /// The descriptor's meaning: where a parse found its bitmask is no part of it.
+    public static func == (a: Self, b: Self) -> Bool {
+        a.startOfFrame == b.startOfFrame && a.endOfFrame == b.endOfFrame && a.templateID == b.templateID
+            && a.frameNumber == b.frameNumber && a.structure == b.structure && a.activeDecodeTargets == b.activeDecodeTargets
+            && a.spatialID == b.spatialID && a.temporalID == b.temporalID && a.dtis == b.dtis && a.frameDiffs == b.frameDiffs
+            && a.chainDiffs == b.chainDiffs && a.customDTIs == b.customDTIs && a.customFrameDiffs == b.customFrameDiffs
+            && a.customChains == b.customChains
+    }
 
     public init(startOfFrame: Bool, endOfFrame: Bool, templateID: Int, frameNumber: UInt16,
                 structure: DependencyStructure? = nil, activeDecodeTargets: UInt32? = nil, frame: FrameDependencyTemplate) {
@@ -69,6 +82,7 @@ public struct DependencyDescriptor: Equatable, Sendable {
             if structurePresent {
                 structure = try Self.readStructure(&reader)
             }
+            activeTargetsBit = reader.bitOffset
             let targets = (structure ?? latest)?.decodeTargetCount
             if activePresent {
                 guard let targets else { throw .noStructure }

@@ -93,7 +93,7 @@ public struct DependencyFrame: Equatable, Sendable {
     private static func loadStructure(_ bytes: UnsafeRawBufferPointer, tail: UnsafeRawBufferPointer,
                                       table: inout DependencyTemplateTable) -> UInt64? {
         guard let parsed = try? DependencyDescriptor(parsing: bytes, latest: nil), let structure = parsed.structure,
-              table.load(structure, tail: tail) else { return nil }
+              table.load(structure, tail: tail, structureEndBit: parsed.activeTargetsBit) else { return nil }
         var packed: UInt64 = 0
         for (target, dti) in parsed.dtis.enumerated() { packed |= UInt64(dti.rawValue) << UInt64(2 * target) }
         return packed

@@ -25,6 +25,9 @@ public struct DependencyTemplateTable {
     private var structureByteCount = 0
     /// Bumped at each new structure.
     public private(set) var generation: UInt32 = 0
+    /// In the descriptor that brought the structure (and in each that repeats its bytes): the
+    /// bit where the active decode targets bitmask is or would go, after the structure.
+    public private(set) var structureEndBit = 0
 
     public init() {
         layers = [UInt16](repeating: 0, count: DependencyStructure.maxTemplates)
@@ -116,7 +119,7 @@ public struct DependencyTemplateTable {
     /// Takes `structure` as the stream's, brought by a descriptor whose bytes after the frame
     /// number are `tail`. False (and the table unchanged) when it does not fit the table.
     @discardableResult
-    public mutating func load(_ structure: DependencyStructure, tail: UnsafeRawBufferPointer) -> Bool {
+    public mutating func load(_ structure: DependencyStructure, tail: UnsafeRawBufferPointer, structureEndBit: Int = 0) -> Bool {
         guard structure.templates.count <= DependencyStructure.maxTemplates,
               structure.decodeTargetCount <= DependencyStructure.maxDecodeTargets,
               structure.maxSpatialID < widths.count,
@@ -146,6 +149,7 @@ public struct DependencyTemplateTable {
         structureByteCount = min(tail.count, structureBytes.count)
         if tail.count > structureBytes.count { structureByteCount = -1 }  // never matched: parsed each time
         for i in 0..<max(0, structureByteCount) { structureBytes[i] = tail[i] }
+        self.structureEndBit = structureEndBit
         isLoaded = true
         generation &+= 1
         return true

@@ -64,11 +64,10 @@ public final class SyntheticPublisher: PeerConnectionDelegate {
             while let frame = layers[layer].nextFrame(now: now) {
                 framesSent.add(1, ordering: .relaxed)
                 let describes = connection.sendsDependencyDescriptor
-                if describes { dependencies[layer].nextFrame() }
+                if describes { _ = dependencies[layer].nextFrame(keyFrame: frame.isKeyFrame) }
                 for index in 0..<frame.packetCount {
                     let sent = describes
-                        ? dependencies[layer].withPacket(keyFrame: frame.isKeyFrame, first: index == 0,
-                                                         last: frame.isLastPacket(index)) { dependency in
+                        ? dependencies[layer].withPacket(first: index == 0, last: frame.isLastPacket(index)) { dependency in
                             Self.send(frame, index, layer: layer, on: connection, now: now, dependency: dependency)
                         }
                         : Self.send(frame, index, layer: layer, on: connection, now: now, dependency: nil)

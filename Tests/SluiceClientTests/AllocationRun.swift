@@ -44,7 +44,8 @@ enum AllocationRun {
     static func play(on server: TestServer, stream: String = "alloc", count: Int,
                      transport: PeerConnection.ICETransport = .udp,
                      retrySeconds: Double = 0, audioRED: [Bool] = [],
-                     dependencyDescriptor: Bool = false) async throws -> [(PeerConnection, PlayerRecorder)] {
+                     dependencyDescriptor: Bool = false,
+                     constraints: [StreamConstraints?] = []) async throws -> [(PeerConnection, PlayerRecorder)] {
         var players: [(PeerConnection, PlayerRecorder)] = []
         for index in 0..<count {
             let (session, log) = try await server.connectedSession()
@@ -55,10 +56,11 @@ enum AllocationRun {
             let recorder = PlayerRecorder()
             player.delegate = recorder
             let deadline = Date().addingTimeInterval(retrySeconds)
-            var played = try? await session.play(stream: stream, sdp: player.localDescription)
+            let asked = index < constraints.count ? constraints[index] : nil
+            var played = try? await session.play(stream: stream, sdp: player.localDescription, constraints: asked)
             while played == nil, Date() < deadline {
                 try await Task.sleep(nanoseconds: 200_000_000)
-                played = try? await session.play(stream: stream, sdp: player.localDescription)
+                played = try? await session.play(stream: stream, sdp: player.localDescription, constraints: asked)
             }
             let answer = try played.unwrapped("play of \(stream)")
             try await player.setRemoteDescription(answer.sdp)

@@ -14,6 +14,8 @@ final class PlayerRecorder: PeerConnectionDelegate, @unchecked Sendable {
         var unknownKind = 0
         /// Video packets with a dependency descriptor under the id the client offers.
         var describedVideo = 0
+        /// Of those, descriptors that name their active decode targets (a forwarder's rewrite).
+        var activeTargetsVideo = 0
     }
 
     let snapshot = Mutex(Snapshot(video: ReceivedStreamStats(codec: .vp8), audio: ReceivedStreamStats(codec: .opus)))
@@ -23,7 +25,10 @@ final class PlayerRecorder: PeerConnectionDelegate, @unchecked Sendable {
             switch kind {
             case .video:
                 s.video.record(packet, now: now)
-                if packet.extensionValue(id: ClientOffer.dependencyDescriptorExtensionID) != nil { s.describedVideo += 1 }
+                if let value = packet.extensionValue(id: ClientOffer.dependencyDescriptorExtensionID) {
+                    s.describedVideo += 1
+                    if value.count > 3 && value[3] & 0x40 != 0 { s.activeTargetsVideo += 1 }
+                }
             case .audio: s.audio.record(packet, now: now)
             case nil: s.unknownKind += 1
             }
@@ -34,6 +39,7 @@ final class PlayerRecorder: PeerConnectionDelegate, @unchecked Sendable {
     var audio: ReceivedStreamStats { snapshot.withLock { $0.audio } }
     var unknownKind: Int { snapshot.withLock { $0.unknownKind } }
     var describedVideo: Int { snapshot.withLock { $0.describedVideo } }
+    var activeTargetsVideo: Int { snapshot.withLock { $0.activeTargetsVideo } }
 }
 
 /// A publisher and a player through a real in-process server: signaling over WebSocket,

@@ -41,6 +41,13 @@ struct ForwarderDependencyTests {
         var sequence: UInt16?
         var marker = false
         var layerSwitch: LayerSwitch?
+        /// The active decode targets the descriptor goes out with (nil: as it came); checked on
+        /// its own (`theDescriptorTellsThePlayersTargets`), not by ==.
+        var active: UInt32?
+
+        static func == (a: Result, b: Result) -> Bool {
+            a.sequence == b.sequence && a.marker == b.marker && a.layerSwitch == b.layerSwitch
+        }
     }
 
     private func run(_ forwarder: inout Forwarder, _ frame: Frame, full: Bool) -> Result {
@@ -49,6 +56,7 @@ struct ForwarderDependencyTests {
         dependency.spatialID = UInt8(template.spatialID)
         dependency.startOfFrame = true
         dependency.endOfFrame = true
+        dependency.attachesStructure = frame.key && frame.template == 0
         dependency.generation = forwarder.targets.generation
         for (target, dti) in template.dtis.enumerated() { dependency.indications |= UInt64(dti.rawValue) << UInt64(2 * target) }
         // The source marks the last frame of each picture: spatial layer 1.
@@ -61,7 +69,8 @@ struct ForwarderDependencyTests {
                                        temporalLayer: 0, vp8: nil, clockRate: 90_000, audioLevel: nil, now: 1_000_000)
             item.dependency = dependency
             guard case .forward(let rewrite) = forwarder.decide(item, captureMicros: { _, _ in nil }) else { return Result() }
-            return Result(sequence: rewrite.sequence, marker: marker != 0 || rewrite.setsMarker, layerSwitch: rewrite.layerSwitch)
+            return Result(sequence: rewrite.sequence, marker: marker != 0 || rewrite.setsMarker, layerSwitch: rewrite.layerSwitch,
+                          active: rewrite.activeTargets?.mask)
         }
     }
 
@@ -145,5 +154,50 @@ struct ForwarderDependencyTests {
         player.wantedTarget = 1
         let delta = pictures(from: 12, timestamp: 6000, key: false).map { run(&player, $0, full: false) }
         #expect(delta == [Result(), Result(sequence: 102, marker: true, layerSwitch: LayerSwitch(from: nil, to: 1))])
+    }
+
+    /// The active decode targets rewrite: a player is told its target and those it contains
+    /// with each frame it gets, the structure's frame included. In full SVC the top target
+    /// contains every other, so its player is told nothing (unless it was told less before,
+    /// until a structure says all); in K-SVC the top player does not get the lower layer's
+    /// delta frames, so it is told its own target alone.
+    @Test(arguments: [false, true])
+    func theDescriptorTellsThePlayersTargets(full: Bool) {
+        let top: UInt32? = full ? nil : 0b10
+        var low = forwarder(full: full, spatial: 0)
+        var high = forwarder(full: full, spatial: 1)
+        let frames = pictures(from: 10, timestamp: 3000, key: true) + pictures(from: 12, timestamp: 6000, key: false)
+        #expect(frames.map { run(&low, $0, full: full).active } == [0b01, nil, 0b01, nil])
+        #expect(frames.map { run(&high, $0, full: full) }.filter { $0.sequence != nil }.map(\.active)
+                == (full ? [nil, nil, nil, nil] : [top, top, top]))
+        // The low player moves up at the key picture.
+        low.targetSpatial = 1
+        low.wantedTarget = 1
+        let up = pictures(from: 14, timestamp: 9000, key: true).map { run(&low, $0, full: full) }
+        #expect(up.map(\.sequence) == [102, 103])
+        #expect(up.map(\.active) == [top, top], "full SVC: a structure makes every target active, nothing to tell")
+        let after = pictures(from: 16, timestamp: 12000, key: false).map { run(&low, $0, full: full) }
+        #expect(after.filter { $0.sequence != nil }.allSatisfy { $0.active == top })
+        // Down again (full SVC at once, K-SVC at the key picture): told the low target.
+        high.targetSpatial = 0
+        high.wantedTarget = 0
+        let down = (pictures(from: 14, timestamp: 9000, key: false) + pictures(from: 16, timestamp: 12000, key: true))
+            .map { run(&high, $0, full: full) }
+        let switched = down.filter { $0.layerSwitch != nil }
+        #expect(switched.count == 1 && switched.allSatisfy { $0.active == 0b01 })
+    }
+
+    /// Full SVC: a player on the top target that was told fewer (as after moving up a temporal
+    /// layer at a delta frame's switch point; set directly here) is told "all" with each frame
+    /// until a structure says it, so that a lost rewrite leaves it waiting for nothing.
+    @Test func movingToTheTopIsToldUntilAStructure() {
+        var player = forwarder(full: true, spatial: 1)
+        let key = pictures(from: 10, timestamp: 3000, key: true).map { run(&player, $0, full: true).active }
+        #expect(key == [nil, nil])
+        player.toldPartialTargets = true
+        let delta = pictures(from: 12, timestamp: 6000, key: false).map { run(&player, $0, full: true).active }
+        #expect(delta == [0b11, 0b11])
+        let next = pictures(from: 14, timestamp: 9000, key: true).map { run(&player, $0, full: true).active }
+        #expect(next == [nil, nil])
     }
 }

@@ -238,5 +238,26 @@ func checkDependencyFrame(_ bytes: UnsafeRawBufferPointer) {
         precondition(again.generation >= frame.generation)
         again.generation = frame.generation
         precondition(again == frame, "a second read of the same bytes differs")
+        checkActiveTargets(bytes, frame: frame, table: table, full: full, latest: latest)
+    }
+}
+
+/// The active decode targets rewrite of what the packet path read: it fits the sender's
+/// scratch, and where the full parse took the source, it takes the rewrite, with the bitmask
+/// set and the rest unchanged.
+func checkActiveTargets(_ bytes: UnsafeRawBufferPointer, frame: DependencyFrame, table: DependencyTemplateTable,
+                        full: DependencyDescriptor?, latest: DependencyStructure?) {
+    let targets = max(1, table.decodeTargetCount)
+    let mask = UInt32(truncatingIfNeeded: bytes.count &* 2_654_435_761) & (targets == 32 ? .max : (1 << UInt32(targets)) - 1)
+    withUnsafeTemporaryAllocation(byteCount: 264, alignment: 8) { out in
+        guard let length = DependencyActiveTargets.write(bytes, attachesStructure: frame.attachesStructure,
+                                                         structureEndBit: table.structureEndBit, targets: targets,
+                                                         mask: mask, into: out) else { return }
+        precondition(length <= 264 && length >= 4)
+        guard var source = full, let rewritten = try? DependencyDescriptor(parsing: UnsafeRawBufferPointer(rebasing: out[..<length]),
+                                                                           latest: latest) else { return }
+        precondition(rewritten.activeDecodeTargets == mask, "the rewrite's bitmask reads back otherwise")
+        source.activeDecodeTargets = mask
+        precondition(rewritten == source, "the rewrite changed more than the bitmask")
     }
 }

@@ -19,6 +19,17 @@ struct ForwardRewrite {
     /// The packet ends the player's picture (the last of its top spatial layer): the RTP marker
     /// is set whatever the source's was.
     var setsMarker = false
+    /// The dependency descriptor goes out with these active decode targets (nil: as it came).
+    var activeTargets: ActiveTargetsRewrite?
+}
+
+/// A descriptor's active decode targets as a player is told them (`DependencyActiveTargets`):
+/// the targets it gets, and what the rewrite needs of the source's structure.
+struct ActiveTargetsRewrite: Equatable {
+    var mask: UInt32
+    var count: UInt8
+    /// Where the structure ends in a descriptor that attaches it (`DependencyTargets.structureEndBit`).
+    var structureEndBit: UInt16
 }
 
 struct LayerSwitch: Equatable {

@@ -62,6 +62,27 @@ extension Forwarder {
         return (sourceMarker || (frame.endOfFrame && Int(frame.spatialID) == targetSpatial), nil)
     }
 
+    /// The active decode targets to tell the player with this frame (its first packet, or one
+    /// that brings the structure), nil to leave the descriptor as it came: the player's target
+    /// and those it contains, so its decoder waits for no frame of another. A structure makes
+    /// every target active again, so it is rewritten too; once the player gets them all, it is
+    /// told so at each frame until the next structure says it.
+    @inline(__always)
+    mutating func announcedTargets(_ frame: DependencyFrame) -> ActiveTargetsRewrite? {
+        let count = targets.layers.count
+        guard activeTarget >= 0, activeTarget < targets.contained.count, count <= 32,
+              frame.generation == targets.generation else { return nil }
+        let all = count == 32 ? UInt32.max : (UInt32(1) << UInt32(count)) &- 1
+        let mask = (targets.contained[activeTarget] | UInt32(1) << UInt32(activeTarget)) & all
+        if mask == all {
+            if frame.attachesStructure { toldPartialTargets = false }
+            guard toldPartialTargets else { return nil }
+        } else {
+            toldPartialTargets = true
+        }
+        return ActiveTargetsRewrite(mask: mask, count: UInt8(count), structureEndBit: UInt16(clamping: targets.structureEndBit))
+    }
+
     /// A restart (a new source, a mute lifted): the next target starts at a switch point.
     mutating func restartDependency() {
         activeTarget = -1

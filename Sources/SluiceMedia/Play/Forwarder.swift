@@ -58,6 +58,9 @@ struct Forwarder {
     var targetSpatial = Int.max
     /// The spatial layer forwarded now (SVC); nil before the first.
     var currentSpatial: Int?
+    /// The player was last told fewer active decode targets than the structure has: it is told
+    /// again at each frame until a structure (which makes all active) says otherwise.
+    var toldPartialTargets = false
 
     init(audio: Track?, video: Track?, rewritesVP8: Bool) {
         self.audio = audio
@@ -108,6 +111,7 @@ struct Forwarder {
             vp8.restart()
         }
         var setsMarker = false
+        var activeTargets: ActiveTargetsRewrite?
         if let frame = item.dependency {
             guard let (marker, switched) = followDependency(frame, isKeyFrame: item.isKeyFrame,
                                                             sourceMarker: item.packet.marker) else {
@@ -116,6 +120,7 @@ struct Forwarder {
             }
             setsMarker = marker
             if let switched { layerSwitch = switched }
+            if frame.startOfFrame || frame.attachesStructure { activeTargets = announcedTargets(frame) }
         } else if let tid = item.temporalLayer {
             if temporalLimit != maxTemporalLayer
                 && (tid > temporalLimit || maxTemporalLayer < temporalLimit || item.isKeyFrame) {
@@ -129,8 +134,9 @@ struct Forwarder {
             }
         }
         var decision = Self.map(item, track: &video!, layerSwitch: layerSwitch, captureMicros: captureMicros)
-        if setsMarker, case .forward(var forward) = decision {
-            forward.setsMarker = true
+        if setsMarker || activeTargets != nil, case .forward(var forward) = decision {
+            forward.setsMarker = setsMarker
+            forward.activeTargets = activeTargets
             decision = .forward(forward)
         }
         guard rewritesVP8, let descriptor = item.vp8, case .forward(var forward) = decision else { return decision }

@@ -41,6 +41,9 @@ final class RTPSender {
     }
     let state: OwnedState<SendState>
     private var rtcpScratch = [UInt8](repeating: 0, count: 1500)
+    /// A dependency descriptor rewritten for this player (its active decode targets): a value
+    /// is at most 255 bytes, and the rewrite adds at most 5.
+    private let dependencyScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 264, alignment: 8)
     /// Which tracks exist (fixed at init): `audio != nil` on the packet path copied the whole
     /// optional track out of its storage to compare it (an outlined copy, with a retain and a
     /// release of each of its references, per packet: perf).
@@ -56,6 +59,8 @@ final class RTPSender {
             audio: audio.map(OutgoingTrack.init), video: video.map(OutgoingTrack.init),
             history: SendHistory(enabled: audio?.extensions.transportCC != nil || video?.extensions.transportCC != nil)))
     }
+
+    deinit { dependencyScratch.deallocate() }
 
     /// What goes to the player now (kbit/s), both kinds (padding not counted), for the estimators.
     var sentKbps: Double { (state.video?.bitrate.kbps ?? 0) + (state.audio?.bitrate.kbps ?? 0) }
@@ -76,7 +81,8 @@ final class RTPSender {
     }
 
     /// The same for a packet with a dependency descriptor (`ForwardedPacket.dependency`), which
-    /// goes on as the publisher wrote it to a player that took it. An entry of its own: the
+    /// goes on as the publisher wrote it to a player that took it, with the active decode targets
+    /// the forwarder tells (`ForwardRewrite.activeTargets`). An entry of its own: the
     /// packets of streams without one keep a path with no trace of it (with the descriptor's
     /// header in `send`, its header writer stopped being inlined: about 150 instructions more
     /// per VP8 packet in callgrind).
@@ -87,6 +93,13 @@ final class RTPSender {
         var dependency: UnsafeRawBufferPointer?
         if state.video!.extensionIDs.dependencyDescriptor != nil {
             dependency = item.dependency?.bytes(in: UnsafeRawBufferPointer(item.packet.buffer))
+            if let source = dependency, let active = rewrite.activeTargets, let frame = item.dependency,
+               let length = DependencyActiveTargets.write(source, attachesStructure: frame.attachesStructure,
+                                                          structureEndBit: Int(active.structureEndBit),
+                                                          targets: Int(active.count), mask: active.mask,
+                                                          into: dependencyScratch), length <= 255 {
+                dependency = UnsafeRawBufferPointer(rebasing: dependencyScratch[..<length])
+            }
         }
         return send(item, rewrite, track: &state.video!, dependency: dependency)
     }

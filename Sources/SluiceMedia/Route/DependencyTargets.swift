@@ -13,12 +13,15 @@ struct DependencyTargets: Equatable, Sendable {
     var contained: [UInt32] = []
     /// The highest spatial id of the structure.
     var maxSpatialID = 0
+    /// Where the structure ends in the descriptor that attaches it (`DependencyTemplateTable`).
+    var structureEndBit = 0
 
     init() {}
 
     init(_ table: DependencyTemplateTable) {
         generation = table.generation
         maxSpatialID = table.maxSpatialID
+        structureEndBit = table.structureEndBit
         layers = (0..<table.decodeTargetCount).map { target in
             let (s, t) = table.layers(ofTarget: target)
             return UInt16(s) << 8 | UInt16(t)
