@@ -60,6 +60,7 @@ window.svc = (() => {
 
   // One encoding in `mime` with `mode` (L3T3_KEY, L1T3, ...) of a busy 1280x720 picture, or of
   // the fake camera (`camera`: cheap to encode, so a steady frame rate on a busy machine).
+  // `mode` may instead be the sendEncodings themselves (simulcast, for a comparison).
   api.publish = async (url, stream, mime, mode, maxKbps = 2500, camera = false) => {
     const client = await open(url);
     await client.call('connect', {appKey: 'defaultApp'});
@@ -69,7 +70,7 @@ window.svc = (() => {
     track.contentHint = 'detail';
     const pc = new RTCPeerConnection({iceServers: []});
     const transceiver = pc.addTransceiver(track, {direction: 'sendonly', streams: [media],
-      sendEncodings: [{scalabilityMode: mode, maxBitrate: maxKbps * 1000}]});
+      sendEncodings: Array.isArray(mode) ? mode : [{scalabilityMode: mode, maxBitrate: maxKbps * 1000}]});
     only(transceiver, mime);
     await maintainResolution(transceiver.sender);
     await pc.setLocalDescription(await pc.createOffer());
@@ -81,16 +82,20 @@ window.svc = (() => {
     return result.handle;
   };
 
+  // The widest encoding's figures, with `bytesSent` summed over every encoding (simulcast).
   api.outbound = async () => {
     let out = {frameWidth: 0, framesEncoded: 0, bytesSent: 0, at: performance.now()};
+    let sent = 0;
     (await api.pub.pc.getStats()).forEach((s) => {
-      if (s.type === 'outbound-rtp' && s.kind === 'video') {
+      if (s.type === 'outbound-rtp' && s.kind === 'video') sent += s.bytesSent || 0;
+      if (s.type === 'outbound-rtp' && s.kind === 'video' && (s.frameWidth || 0) >= out.frameWidth) {
         out = {frameWidth: s.frameWidth || 0, framesEncoded: s.framesEncoded || 0, bytesSent: s.bytesSent || 0,
                scalabilityMode: s.scalabilityMode || '', keyFramesEncoded: s.keyFramesEncoded || 0,
                encoder: s.encoderImplementation || '', targetBitrate: s.targetBitrate || 0,
                limitation: s.qualityLimitationReason || '', fps: s.framesPerSecond || 0, at: performance.now()};
       }
     });
+    out.bytesSent = sent;
     return out;
   };
 
