@@ -67,7 +67,10 @@ window.svc = (() => {
     const media = camera ? await navigator.mediaDevices.getUserMedia(
       {video: {width: {exact: 1280}, height: {exact: 720}, frameRate: 30}, audio: false}) : busyPicture();
     const track = media.getVideoTracks()[0];
-    track.contentHint = 'detail';
+    // 'detail' keeps the encoder from shrinking the picture; but Chromium takes a VP9 track
+    // with it for screen content, whose SVC encoder sends nothing for L2/L3 modes (peer to
+    // peer too), so VP9 relies on the degradation preference alone.
+    if (mime !== 'video/VP9') track.contentHint = 'detail';
     const pc = new RTCPeerConnection({iceServers: []});
     const transceiver = pc.addTransceiver(track, {direction: 'sendonly', streams: [media],
       sendEncodings: Array.isArray(mode) ? mode : [{scalabilityMode: mode, maxBitrate: maxKbps * 1000}]});

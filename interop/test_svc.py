@@ -74,7 +74,7 @@ async def _av1_svc_plays(server, figures):
 WIDTHS = {"low": 320, "medium": 640, "high": 1280}
 
 
-@pytest.mark.parametrize("codec", ["av1"])
+@pytest.mark.parametrize("codec", ["av1", "vp9"])
 def test_svc_players_get_their_spatial_layer(server, figures, codec):
     asyncio.run(_players_get_their_layer(server, figures, codec))
 
@@ -132,19 +132,21 @@ async def _longest_stall_until(page, name, predicate, timeout, what):
         await asyncio.sleep(0.05)
 
 
-def test_av1_svc_update_switches_without_a_freeze(server, figures):
-    asyncio.run(_av1_update(server, figures))
+@pytest.mark.parametrize("codec", ["av1", "vp9"])
+def test_svc_update_switches_without_a_freeze(server, figures, codec):
+    asyncio.run(_update(server, figures, codec))
 
 
-async def _av1_update(server, figures):
+async def _update(server, figures, codec):
     """`update` moves one player between the spatial layers: down at the next picture, up at a
     key picture the server asks for. Each switch lands on its width, is announced by a
     `layerChanged` with reason `constraints`, and leaves no gap of 1 s without a decoded frame."""
-    stream = "svc-av1-update"
+    stream = f"svc-{codec}-update"
+    mime = MIMES[codec]
     async with chromium_page() as page:
-        await _publish(page, server, stream, AV1, "L3T3_KEY")
+        await _publish(page, server, stream, mime, "L3T3_KEY")
         await page.evaluate("([url, stream, mime]) => window.svc.play(url, stream, 'p', {video: {quality: 'low'}}, mime)",
-                            [server.ws_url, stream, AV1])
+                            [server.ws_url, stream, mime])
         await poll(page, "window.svc.inbound('p')", lambda s: s["frameWidth"] == 320 and s["framesDecoded"] >= 20, 40,
                    "the low layer")
         switches = []
@@ -172,21 +174,23 @@ async def _av1_update(server, figures):
             assert switch["longestStallMs"] < 1000, f"a switch froze the picture: {switches}"
 
 
-def test_av1_l1t3_fps_cap_sheds_temporal_layers(server, figures):
-    asyncio.run(_av1_fps_cap(server, figures))
+@pytest.mark.parametrize("codec", ["av1", "vp9"])
+def test_l1t3_fps_cap_sheds_temporal_layers(server, figures, codec):
+    asyncio.run(_fps_cap(server, figures, codec))
 
 
-async def _av1_fps_cap(server, figures):
-    """AV1 `L1T3`: one spatial layer, three temporal layers read from the descriptor. A player
+async def _fps_cap(server, figures, codec):
+    """`L1T3` (AV1 or VP9): one spatial layer, three temporal layers read from the descriptor. A player
     with `fps: 15` gets the decode target of the two lower temporal layers (about half the
     pictures) as one unbroken stream; an uncapped player gets them all."""
-    stream = "svc-av1-l1t3"
+    stream = f"svc-{codec}-l1t3"
+    mime = MIMES[codec]
     async with chromium_page() as page:
-        # The fake camera: libaom keeps its 30 fps on it, so the cap's layer choice holds still.
-        await _publish(page, server, stream, AV1, "L1T3", camera=True)
+        # The fake camera: the encoder keeps its 30 fps on it, so the cap's layer choice holds still.
+        await _publish(page, server, stream, mime, "L1T3", camera=True)
         for name, video in (("full", {}), ("capped", {"fps": 15})):
             await page.evaluate("([url, stream, name, c, mime]) => window.svc.play(url, stream, name, c, mime)",
-                                [server.ws_url, stream, name, {"video": video}, AV1])
+                                [server.ws_url, stream, name, {"video": video}, mime])
             await poll(page, f"window.svc.inbound('{name}')", lambda s: s["frameWidth"] == 1280 and s["framesDecoded"] >= 20,
                        30, f"{name} at 1280")
         published = await page.evaluate("window.svc.publisherStats()")

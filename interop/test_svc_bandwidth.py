@@ -1,7 +1,7 @@
-"""An SVC player whose receive bandwidth is capped drops to a lower spatial layer of the one
-encoding, and climbs back when the cap is lifted (quality "auto"): the same choice as among
-simulcast layers (test_bandwidth.py), made among the spatial layers the dependency descriptor
-names, each priced at what its decode target measured.
+"""An SVC player (AV1 or VP9 `L3T3_KEY`) whose receive bandwidth is capped drops to a lower
+spatial layer of the one encoding, and climbs back when the cap is lifted (quality "auto"): the
+same choice as among simulcast layers (test_bandwidth.py), made among the spatial layers the
+dependency descriptor names, each priced at what its decode target measured.
 
 The player's Chromium runs in a network namespace of its own (shaped_link.py); `tc` caps what
 the server sends it over UDP at 250 kbit/s, below the top layer (about 1.6 Mbit/s of the busy
@@ -53,23 +53,24 @@ async def _page(p, executable):
     return browser, page
 
 
-def test_capped_svc_player_drops_a_spatial_layer_and_climbs_back(server, figures, tmp_path):
-    asyncio.run(_capped_svc_player(server, figures, tmp_path))
+@pytest.mark.parametrize("mime", [AV1, "video/VP9"])
+def test_capped_svc_player_drops_a_spatial_layer_and_climbs_back(server, figures, tmp_path, mime):
+    asyncio.run(_capped_svc_player(server, figures, tmp_path, mime))
 
 
-async def _capped_svc_player(server, figures, tmp_path):
+async def _capped_svc_player(server, figures, tmp_path, mime):
     stream = "svc-bandwidth"
     changes = "window.svc.events('p').filter((e) => e.params.type === 'layerChanged').map((e) => e.params.data)"
     async with async_playwright() as p:
         publisher_browser, publisher = await _page(p, CHROMIUM)
         player_browser, player = await _page(p, LINK.launcher(tmp_path))
         try:
-            if not await publisher.evaluate("([m, mode]) => window.svc.canSend(m, mode)", [AV1, "L3T3_KEY"]):
-                pytest.skip("this Chromium cannot send AV1 L3T3_KEY")
+            if not await publisher.evaluate("([m, mode]) => window.svc.canSend(m, mode)", [mime, "L3T3_KEY"]):
+                pytest.skip(f"this Chromium cannot send {mime} L3T3_KEY")
             await publisher.evaluate("([url, stream, mime, mode]) => window.svc.publish(url, stream, mime, mode)",
-                                     [server.ws_url, stream, AV1, "L3T3_KEY"])
+                                     [server.ws_url, stream, mime, "L3T3_KEY"])
             await player.evaluate("([url, stream, mime]) => window.svc.play(url, stream, 'p', {video: {quality: 'auto'}}, mime)",
-                                  [server.ws_url, stream, AV1])
+                                  [server.ws_url, stream, mime])
             await poll(player, "window.svc.inbound('p')", lambda s: s["frameWidth"] == 1280, 40,
                        "the top spatial layer before the cap")
 

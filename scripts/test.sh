@@ -91,7 +91,7 @@ run_stage unit 2400 full swift test
 # debug build unspecialized generics allocate, so there it is skipped).
 run_stage alloc 1800 full swift test -c release --filter ForwardingAllocationTests
 run_stage fuzz 1800 full scripts/fuzz.sh
-run_stage interop 1200 full scripts/interop.sh
+run_stage interop 1500 full scripts/interop.sh
 run_stage loadtest 600 full scripts/loadtest-smoke.sh
 run_stage leaks 1200 full scripts/leaks.sh
 
