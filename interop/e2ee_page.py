@@ -7,9 +7,14 @@ forwards, not secrecy. `clear` picks how many leading bytes of each frame stay r
 'livekit' keeps VP8's 10 bytes of a key frame and 3 of a delta frame (LiveKit's and Jitsi's
 choice), 'none' encrypts every byte, 'obu' every AV1 OBU's payload (Chromium's AV1 packetizer
 reads the OBU headers).
+
+`three_players` and `switch_ms` are the steps the E2EE tests share.
 """
 
+import time
+
 from page_parts import MAINTAIN_RESOLUTION_JS, OPEN_JS
+from polling import poll
 
 E2EE_SCRIPT = r"""
 window.e2ee = (() => {
@@ -174,3 +179,29 @@ window.e2ee = (() => {
   return api;
 })();
 """
+
+
+async def three_players(page, url, stream, play):
+    """Plays `stream` at `url` three times with the page options `play`: `low` and `high`, which
+    decrypt, until they decode 320 and 1280 wide, and `plain` (quality high), which does not,
+    until it got 100 kB: it must have decoded nothing. Returns the three's inbound stats."""
+    for name, quality, decrypt in (("low", "low", True), ("high", "high", True), ("plain", "high", False)):
+        await page.evaluate("([url, s, n, c, o]) => window.e2ee.play(url, s, n, c, o)",
+                            [url, stream, name, {"video": {"quality": quality}}, {**play, "decrypt": decrypt}])
+    low = await poll(page, "window.e2ee.inbound('low')", lambda s: s["frameWidth"] == 320 and s["framesDecoded"] >= 20,
+                     40, "the low player decoding 320 wide")
+    high = await poll(page, "window.e2ee.inbound('high')", lambda s: s["frameWidth"] == 1280 and s["framesDecoded"] >= 20,
+                      40, "the high player decoding 1280 wide")
+    plain = await poll(page, "window.e2ee.inbound('plain')", lambda s: s["bytesReceived"] > 100_000, 20,
+                       "the player without the key receiving 100 kB")
+    assert plain["framesDecoded"] == 0, f"a player without the key decoded frames: the payload was not encrypted: {plain}"
+    return low, high, plain
+
+
+async def switch_ms(page, name, quality, width):
+    """`update` of player `name` to `quality`; ms until it decodes `width` wide."""
+    start = time.monotonic()
+    await page.evaluate("([n, c]) => window.e2ee.update(n, c)", [name, {"video": {"quality": quality}}])
+    await poll(page, f"window.e2ee.inbound('{name}')", lambda s: s["frameWidth"] == width, 20,
+               f"player {name} decoding {width} wide after update to {quality}", interval=0.05)
+    return round((time.monotonic() - start) * 1000)

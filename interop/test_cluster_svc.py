@@ -14,13 +14,12 @@ players need is issue 29's remaining cluster work.
 """
 
 import asyncio
-import time
 
 import pytest
 
 from chromium import chromium_page
 from conftest_cluster import make_cluster, poll_until  # noqa: F401 (the fixture)
-from e2ee_page import E2EE_SCRIPT
+from e2ee_page import E2EE_SCRIPT, switch_ms, three_players
 from polling import poll
 
 AV1 = "video/AV1"
@@ -28,14 +27,6 @@ AV1 = "video/AV1"
 
 def test_encrypted_av1_svc_plays_on_an_edge(make_cluster, figures):
     asyncio.run(_svc_on_edge(make_cluster(2), figures))
-
-
-async def _switch(page, name, quality, width):
-    start = time.monotonic()
-    await page.evaluate("([n, c]) => window.e2ee.update(n, c)", [name, {"video": {"quality": quality}}])
-    await poll(page, f"window.e2ee.inbound('{name}')", lambda s: s["frameWidth"] == width, 20,
-               f"edge player {name} decoding {width} wide after update to {quality}", interval=0.05)
-    return round((time.monotonic() - start) * 1000)
 
 
 async def _svc_on_edge(cluster, figures):
@@ -53,17 +44,8 @@ async def _svc_on_edge(cluster, figures):
                    "the publisher encoding 1280 wide")
         await poll_until(lambda: any(s["name"] == stream and s.get("codecs") for s in node2.cluster_view()["streams"]),
                          "node 2 sees the stream")
-        for name, quality, decrypt in (("low", "low", True), ("high", "high", True), ("plain", "high", False)):
-            await page.evaluate("([url, s, n, c, o]) => window.e2ee.play(url, s, n, c, o)",
-                                [node2.ws_url, stream, name, {"video": {"quality": quality}}, {**play, "decrypt": decrypt}])
-        low = await poll(page, "window.e2ee.inbound('low')", lambda s: s["frameWidth"] == 320 and s["framesDecoded"] >= 20,
-                         40, "edge player low decoding 320 wide")
-        high = await poll(page, "window.e2ee.inbound('high')",
-                          lambda s: s["frameWidth"] == 1280 and s["framesDecoded"] >= 20, 40, "edge player high decoding 1280 wide")
-        plain = await poll(page, "window.e2ee.inbound('plain')", lambda s: s["bytesReceived"] > 100_000, 20,
-                           "the edge player without the key receiving 100 kB")
-        assert plain["framesDecoded"] == 0, f"a player without the key decoded frames: {plain}"
-        switches = {"up": await _switch(page, "low", "high", 1280), "down": await _switch(page, "low", "low", 320)}
+        low, high, plain = await three_players(page, node2.ws_url, stream, play)
+        switches = {"up": await switch_ms(page, "low", "high", 1280), "down": await switch_ms(page, "low", "low", 320)}
         status, view = node2.get(f"/api/v1/streams/{stream}")
         assert status == 200, (status, view)
         # A player's stats show its source, node 2's link producer, as node 2 reads it.

@@ -24,14 +24,13 @@ answers 409 `E2EE_STREAM`. `test_encrypted_streams_are_not_recorded`: `record: t
 
 import asyncio
 import json
-import time
 import urllib.error
 import urllib.request
 
 import pytest
 
 from chromium import chromium_page
-from e2ee_page import E2EE_SCRIPT
+from e2ee_page import E2EE_SCRIPT, switch_ms, three_players
 from polling import poll
 
 SIMULCAST = [{"rid": "q", "scaleResolutionDownBy": 4, "maxBitrate": 200000},
@@ -79,15 +78,6 @@ async def _inbound(page, name):
     return await page.evaluate(f"window.e2ee.inbound('{name}')")
 
 
-async def _switch(page, name, quality, width):
-    """`update` to `quality`; ms until the player decodes `width` wide."""
-    start = time.monotonic()
-    await page.evaluate("([n, c]) => window.e2ee.update(n, c)", [name, {"video": {"quality": quality}}])
-    await poll(page, f"window.e2ee.inbound('{name}')", lambda s: s["frameWidth"] == width, 20,
-               f"player {name} decoding {width} wide after update to {quality}", interval=0.05)
-    return round((time.monotonic() - start) * 1000)
-
-
 async def _play(page, server, stream, name, quality, options):
     await page.evaluate("([url, s, n, c, o]) => window.e2ee.play(url, s, n, c, o)",
                         [server.ws_url, stream, name, {"video": {"quality": quality}}, options])
@@ -105,17 +95,8 @@ async def _encrypted_stream(server, figures, stream, publish, play, encoding, la
         answer = await page.evaluate("window.e2ee.pub.answer")
         assert ("dependency-descriptor" in answer) == publish["dd"], f"the publish answer's descriptor: {answer}"
         await poll(page, "window.e2ee.outbound()", encoding, 30, "the publisher encoding 1280 wide")
-        await _play(page, server, stream, "low", "low", {**play, "decrypt": True})
-        await _play(page, server, stream, "high", "high", {**play, "decrypt": True})
-        await _play(page, server, stream, "plain", "high", {**play, "decrypt": False})
-        low = await poll(page, "window.e2ee.inbound('low')", lambda s: s["frameWidth"] == 320 and s["framesDecoded"] >= 20,
-                         30, "the low player decoding 320 wide")
-        high = await poll(page, "window.e2ee.inbound('high')",
-                          lambda s: s["frameWidth"] == 1280 and s["framesDecoded"] >= 20, 30, "the high player decoding 1280 wide")
-        plain = await poll(page, "window.e2ee.inbound('plain')", lambda s: s["bytesReceived"] > 100_000, 20,
-                           "the player without the key receiving 100 kB")
-        assert plain["framesDecoded"] == 0, f"a player without the key decoded frames: the payload was not encrypted: {plain}"
-        switches = {"up": await _switch(page, "low", "high", 1280), "down": await _switch(page, "low", "low", 320)}
+        low, high, plain = await three_players(page, server.ws_url, stream, play)
+        switches = {"up": await switch_ms(page, "low", "high", 1280), "down": await switch_ms(page, "low", "low", 320)}
         after = await _inbound(page, "low")
         await asyncio.sleep(1)
         assert (await _inbound(page, "low"))["framesDecoded"] > after["framesDecoded"], "the low player stalled after its switches"
