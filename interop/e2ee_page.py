@@ -13,7 +13,7 @@ reads the OBU headers).
 
 import time
 
-from page_parts import MAINTAIN_RESOLUTION_JS, OPEN_JS
+from page_parts import MAINTAIN_RESOLUTION_JS, OPEN_JS, PLAYERS_JS
 from polling import poll
 
 E2EE_SCRIPT = r"""
@@ -154,25 +154,7 @@ window.e2ee = (() => {
     return result.handle;
   };
 
-  api.update = (name, constraints) => {
-    const p = api.players[name];
-    return p.client.call('update', {handle: p.handle, constraints});
-  };
-
-  api.inbound = async (name) => {
-    let out = {framesDecoded: 0, frameWidth: 0, bytesReceived: 0, at: performance.now()};
-    (await api.players[name].pc.getStats()).forEach((s) => {
-      if (s.type === 'inbound-rtp' && s.kind === 'video') {
-        out = {framesDecoded: s.framesDecoded || 0, frameWidth: s.frameWidth || 0, frameHeight: s.frameHeight || 0,
-               bytesReceived: s.bytesReceived || 0, packetsReceived: s.packetsReceived || 0,
-               framesReceived: s.framesReceived || 0, keyFramesDecoded: s.keyFramesDecoded || 0,
-               pliCount: s.pliCount || 0, freezeCount: s.freezeCount || 0,
-               decoder: s.decoderImplementation || '', at: performance.now()};
-      }
-    });
-    return out;
-  };
-
+""" + PLAYERS_JS + r"""
   api.events = (name) => api.players[name].client.notes.filter((n) => n.method === 'streamEvent');
   api.stats = (name) => api.players[name].client.call('getStats', {handle: api.players[name].handle});
   api.publisherStats = () => api.pub.client.call('getStats', {handle: api.pub.handle});
@@ -202,6 +184,12 @@ async def switch_ms(page, name, quality, width):
     """`update` of player `name` to `quality`; ms until it decodes `width` wide."""
     start = time.monotonic()
     await page.evaluate("([n, c]) => window.e2ee.update(n, c)", [name, {"video": {"quality": quality}}])
-    await poll(page, f"window.e2ee.inbound('{name}')", lambda s: s["frameWidth"] == width, 20,
-               f"player {name} decoding {width} wide after update to {quality}", interval=0.05)
+    try:
+        await poll(page, f"window.e2ee.inbound('{name}')", lambda s: s["frameWidth"] == width, 20,
+                   f"player {name} decoding {width} wide after update to {quality}", interval=0.05)
+    except AssertionError as failure:
+        # What the server says it sent that player, beside what the player decoded.
+        sent = (await page.evaluate(f"window.e2ee.stats('{name}')")).get("video", {})
+        raise AssertionError(f"{failure}; the server's stats of it: "
+                             f"{ {k: v for k, v in sent.items() if k not in ('layers', 'spatialLayers')} }") from None
     return round((time.monotonic() - start) * 1000)

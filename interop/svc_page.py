@@ -2,7 +2,7 @@
 (`scalabilityMode`, in VP9 or AV1) and any number of players, each its own RTCPeerConnection and
 signaling session, in one Chromium page."""
 
-from page_parts import MAINTAIN_RESOLUTION_JS, OPEN_JS
+from page_parts import MAINTAIN_RESOLUTION_JS, OPEN_JS, PLAYERS_JS
 
 SVC_SCRIPT = r"""
 window.svc = (() => {
@@ -117,27 +117,7 @@ window.svc = (() => {
     return result.handle;
   };
 
-  api.update = (name, constraints) => {
-    const p = api.players[name];
-    return p.client.call('update', {handle: p.handle, constraints});
-  };
-
-  api.inbound = async (name) => {
-    let out = {framesDecoded: 0, frameWidth: 0, bytesReceived: 0, at: performance.now()};
-    (await api.players[name].pc.getStats()).forEach((s) => {
-      if (s.type === 'inbound-rtp' && s.kind === 'video') {
-        out = {framesDecoded: s.framesDecoded || 0, frameWidth: s.frameWidth || 0, frameHeight: s.frameHeight || 0,
-               bytesReceived: s.bytesReceived || 0, packetsLost: s.packetsLost || 0, nackCount: s.nackCount || 0,
-               pliCount: s.pliCount || 0, freezeCount: s.freezeCount || 0,
-               keyFramesDecoded: s.keyFramesDecoded || 0, framesPerSecond: s.framesPerSecond || 0,
-               framesReceived: s.framesReceived || 0, framesDropped: s.framesDropped || 0,
-               packetsReceived: s.packetsReceived || 0,
-               decoder: s.decoderImplementation || '', at: performance.now()};
-      }
-    });
-    return out;
-  };
-
+""" + PLAYERS_JS + r"""
   api.answer = (name) => api.players[name].answer;
   api.events = (name) => api.players[name].client.notes.filter((n) => n.method === 'streamEvent');
   api.publisherStats = () => api.pub.client.call('getStats', {handle: api.pub.handle});

@@ -21,6 +21,8 @@ struct ForwardRewrite {
     var setsMarker = false
     /// The dependency descriptor goes out with these active decode targets (nil: as it came).
     var activeTargets: ActiveTargetsRewrite?
+    /// Added to the descriptor's frame number (`Forwarder.frameNumbers`); 0 leaves it.
+    var frameNumberOffset: UInt16 = 0
 }
 
 /// A descriptor's active decode targets as a player is told them (`DependencyActiveTargets`):

@@ -85,8 +85,39 @@ extension Forwarder {
 
     /// A restart (a new source, a mute lifted): the next target starts at a switch point.
     mutating func restartDependency() {
+        frameNumbers.restart()
         activeTarget = -1
         forwardedByLayers = false
         currentSpatial = nil
     }
+}
+
+/// A player's dependency descriptor frame numbers. Each simulcast layer (and each publisher)
+/// counts its own, and a receiver takes a frame numbered below one it has for an old one and
+/// drops it (libwebrtc does, with no NACK or PLI: the player froze until the count caught up,
+/// found by interop `test_e2ee.py` on a switch up). So at each new layer or source the count
+/// goes on from the last number the player got: an offset, added to every number of the layer.
+struct FrameNumberContinuity {
+    private var offset: UInt16 = 0
+    /// The layer the offset was set for; -1: the next frame sets it.
+    private var layer = -1
+    private var last: UInt16 = 0
+    private var sentAny = false
+
+    /// The offset for a frame `number` of `layer` that goes to the player.
+    @inline(__always)
+    mutating func offset(for number: UInt16, layer: Int) -> UInt16 {
+        if layer != self.layer {
+            offset = sentAny ? (last &+ 1) &- number : 0
+            self.layer = layer
+        }
+        let out = number &+ offset
+        // Newer only (serial arithmetic): a late packet of an earlier frame keeps the last.
+        if !sentAny || out &- last < 0x8000 { last = out }
+        sentAny = true
+        return offset
+    }
+
+    /// A new source or a restart: its next frame sets the offset anew.
+    mutating func restart() { layer = -1 }
 }

@@ -61,6 +61,9 @@ struct Forwarder {
     /// The player was last told fewer active decode targets than the structure has: it is told
     /// again at each frame until a structure (which makes all active) says otherwise.
     var toldPartialTargets = false
+    /// The descriptor's frame numbers as this player sees them: one unbroken count across its
+    /// layer switches and sources (`Forwarder+Dependency.swift`, `continueFrameNumbers`).
+    var frameNumbers = FrameNumberContinuity()
 
     init(audio: Track?, video: Track?, rewritesVP8: Bool) {
         self.audio = audio
@@ -112,6 +115,7 @@ struct Forwarder {
         }
         var setsMarker = false
         var activeTargets: ActiveTargetsRewrite?
+        var frameNumberOffset: UInt16 = 0
         if let frame = item.dependency {
             guard let (marker, switched) = followDependency(frame, isKeyFrame: item.isKeyFrame,
                                                             sourceMarker: item.packet.marker) else {
@@ -121,6 +125,7 @@ struct Forwarder {
             setsMarker = marker
             if let switched { layerSwitch = switched }
             if frame.startOfFrame || frame.attachesStructure { activeTargets = announcedTargets(frame) }
+            frameNumberOffset = frameNumbers.offset(for: frame.frameNumber, layer: layer)
         } else if let tid = item.temporalLayer {
             if temporalLimit != maxTemporalLayer
                 && (tid > temporalLimit || maxTemporalLayer < temporalLimit || item.isKeyFrame) {
@@ -134,9 +139,10 @@ struct Forwarder {
             }
         }
         var decision = Self.map(item, track: &video!, layerSwitch: layerSwitch, captureMicros: captureMicros)
-        if setsMarker || activeTargets != nil, case .forward(var forward) = decision {
+        if setsMarker || activeTargets != nil || frameNumberOffset != 0, case .forward(var forward) = decision {
             forward.setsMarker = setsMarker
             forward.activeTargets = activeTargets
+            forward.frameNumberOffset = frameNumberOffset
             decision = .forward(forward)
         }
         guard rewritesVP8, let descriptor = item.vp8, case .forward(var forward) = decision else { return decision }

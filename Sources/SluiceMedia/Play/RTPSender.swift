@@ -38,6 +38,9 @@ final class RTPSender {
         var transportSequence: UInt16 = 1
         /// The transport-wide sequence number the header being written took, or -1.
         var pendingTransportSequence: Int32 = -1
+        /// The descriptor frame number offset of the last packet sent, which a retransmission
+        /// takes too (one of a layer the player left before the NACK came gets it wrong).
+        var frameNumberOffset: UInt16 = 0
     }
     let state: OwnedState<SendState>
     private var rtcpScratch = [UInt8](repeating: 0, count: 1500)
@@ -61,6 +64,19 @@ final class RTPSender {
     }
 
     deinit { dependencyScratch.deallocate() }
+
+    /// `value` (a descriptor, maybe already in the scratch) in the scratch with its frame number
+    /// moved by `offset` (bytes 1 and 2 of the mandatory fields).
+    private func renumbered(_ value: UnsafeRawBufferPointer, by offset: UInt16) -> UnsafeRawBufferPointer {
+        guard value.count >= 3, value.count <= dependencyScratch.count else { return value }
+        if value.baseAddress != UnsafeRawPointer(dependencyScratch.baseAddress) {
+            dependencyScratch.baseAddress!.copyMemory(from: value.baseAddress!, byteCount: value.count)
+        }
+        let number = (UInt16(dependencyScratch[1]) << 8 | UInt16(dependencyScratch[2])) &+ offset
+        dependencyScratch[1] = UInt8(number >> 8)
+        dependencyScratch[2] = UInt8(number & 0xff)
+        return UnsafeRawBufferPointer(rebasing: dependencyScratch[..<value.count])
+    }
 
     /// What goes to the player now (kbit/s), both kinds (padding not counted), for the estimators.
     var sentKbps: Double { (state.video?.bitrate.kbps ?? 0) + (state.audio?.bitrate.kbps ?? 0) }
@@ -100,6 +116,8 @@ final class RTPSender {
                                                           into: dependencyScratch), length <= 255 {
                 dependency = UnsafeRawBufferPointer(rebasing: dependencyScratch[..<length])
             }
+            state.frameNumberOffset = rewrite.frameNumberOffset
+            if rewrite.frameNumberOffset != 0, let value = dependency { dependency = renumbered(value, by: rewrite.frameNumberOffset) }
         }
         return send(item, rewrite, track: &state.video!, dependency: dependency)
     }
@@ -291,6 +309,7 @@ final class RTPSender {
         if video.extensionIDs.dependencyDescriptor != nil, let id = upstream.dependencyDescriptorID,
            let value = source.extensionValue(id: id) {
             dependency = UnsafeRawBufferPointer(value)
+            if state.frameNumberOffset != 0 { dependency = renumbered(dependency!, by: state.frameNumberOffset) }
         }
         let marker = source.marker || entry.layer & SentPacketMap.markerFlag != 0
         let payloadOffset: Int
