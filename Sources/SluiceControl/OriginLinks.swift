@@ -76,11 +76,8 @@ final class OriginLinks {
             candidateIP: relayHost ?? config.announcedAddresses.first ?? config.bindAddress.host,
             candidatePort: Int(pool.workers[home].localAddress.port),
             audio: audio.map { LinkTrack(codec: Self.codec(of: $0), extensions: $0.extensions, ssrcs: audioSSRC.map { [$0] } ?? []) },
-            video: video.map {
-                var track = LinkTrack(codec: Self.codec(of: $0), extensions: $0.extensions, ssrcs: videoSSRCs)
-                track.encrypted = $0.encrypted
-                return track
-            })
+            video: video.map { LinkTrack(codec: Self.codec(of: $0), extensions: $0.extensions, ssrcs: videoSSRCs,
+                                         encrypted: $0.encrypted) })
     }
 
     /// The origin's end of the stream's data: open beside the link when the publisher has data

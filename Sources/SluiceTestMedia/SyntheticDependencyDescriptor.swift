@@ -41,12 +41,11 @@ public struct SyntheticDependencyDescriptor: Sendable {
         forms = (0..<4).map(bytes)
     }
 
-    /// The temporal layer of the next frame (a key frame restarts the pattern).
-    public mutating func nextFrame(keyFrame: Bool) -> Int {
+    /// On to the next frame: its number, and its template (a key frame restarts the pattern).
+    public mutating func nextFrame(keyFrame: Bool) {
         frameNumber &+= 1
         sinceKey = keyFrame ? 0 : sinceKey + 1
         template = keyFrame ? 0 : sinceKey % 4 == 0 ? 1 : sinceKey % 2 == 0 ? 2 : 3
-        return template == 0 ? 0 : template - 1
     }
 
     /// The descriptor of one packet of the current frame, for the time of `body`.

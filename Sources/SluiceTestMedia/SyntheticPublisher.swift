@@ -22,7 +22,7 @@ public final class SyntheticPublisher: PeerConnectionDelegate {
     }
     /// Video sources by simulcast layer, lowest first (one without simulcast).
     public private(set) var layers: [SyntheticVP8Source] {
-        didSet { dependencies = layers.map { SyntheticDependencyDescriptor(width: $0.configuration.width, height: $0.configuration.height) } }
+        didSet { dependencies = Self.descriptors(layers) }
     }
     /// Each layer's dependency descriptor, sent when the connection was answered it.
     private var dependencies: [SyntheticDependencyDescriptor] = []
@@ -43,7 +43,7 @@ public final class SyntheticPublisher: PeerConnectionDelegate {
     public init(video: SyntheticVP8Source.Configuration? = .init(), audio: Bool = true, audioPacketSize: Int = 100) {
         layers = video.map { [SyntheticVP8Source($0)] } ?? []
         isSimulcast = false
-        dependencies = layers.map { SyntheticDependencyDescriptor(width: $0.configuration.width, height: $0.configuration.height) }
+        dependencies = Self.descriptors(layers)
         self.audio = audio ? SyntheticOpusSource(packetSize: audioPacketSize) : nil
     }
 
@@ -51,7 +51,7 @@ public final class SyntheticPublisher: PeerConnectionDelegate {
     public init(simulcast: [SyntheticVP8Source.Configuration], audio: Bool = true, audioPacketSize: Int = 100) {
         layers = simulcast.map(SyntheticVP8Source.init)
         isSimulcast = true
-        dependencies = layers.map { SyntheticDependencyDescriptor(width: $0.configuration.width, height: $0.configuration.height) }
+        dependencies = Self.descriptors(layers)
         self.audio = audio ? SyntheticOpusSource(packetSize: audioPacketSize) : nil
     }
 
@@ -64,7 +64,7 @@ public final class SyntheticPublisher: PeerConnectionDelegate {
             while let frame = layers[layer].nextFrame(now: now) {
                 framesSent.add(1, ordering: .relaxed)
                 let describes = connection.sendsDependencyDescriptor
-                if describes { _ = dependencies[layer].nextFrame(keyFrame: frame.isKeyFrame) }
+                if describes { dependencies[layer].nextFrame(keyFrame: frame.isKeyFrame) }
                 for index in 0..<frame.packetCount {
                     let sent = describes
                         ? dependencies[layer].withPacket(first: index == 0, last: frame.isLastPacket(index)) { dependency in
@@ -86,6 +86,10 @@ public final class SyntheticPublisher: PeerConnectionDelegate {
                 if !sent { sendFailures += 1 }
             }
         }
+    }
+
+    private static func descriptors(_ layers: [SyntheticVP8Source]) -> [SyntheticDependencyDescriptor] {
+        layers.map { SyntheticDependencyDescriptor(width: $0.configuration.width, height: $0.configuration.height) }
     }
 
     private static func send(_ frame: SyntheticVP8Frame, _ index: Int, layer: Int, on connection: PeerConnection, now: UInt64,

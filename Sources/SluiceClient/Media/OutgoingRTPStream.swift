@@ -38,6 +38,7 @@ struct SendExtensionIDs {
         mid = ids[Self.midURI]
         absSendTime = ids[Self.absSendTimeURI]
         transportCC = ids[Self.transportCCURI]
+        dependencyDescriptor = ids[ClientOffer.dependencyDescriptorURI]
     }
 
     /// abs-send-time: seconds in 6.18 fixed point, 24 bits, so only the time modulo 64 s counts.

@@ -262,7 +262,6 @@ public final class PeerConnection: @unchecked Sendable {
             }
             self.remoteVideoSSRC = answer.video?.ssrcs.first ?? 0
             self.extensionIDs = SendExtensionIDs((answer.video ?? answer.audio)?.extensionIDs ?? [:])
-            self.extensionIDs.dependencyDescriptor = answer.video?.extensionIDs[ClientOffer.dependencyDescriptorURI]
             self.sendsDependencyDescriptor = self.configuration.role == .publish && self.extensionIDs.dependencyDescriptor != nil
             let transport = try WebRTCTransport(worker: self.worker, socket: self.socket, security: self.security,
                                                 parameters: parameters)

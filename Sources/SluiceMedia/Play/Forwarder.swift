@@ -62,7 +62,7 @@ struct Forwarder {
     /// again at each frame until a structure (which makes all active) says otherwise.
     var toldPartialTargets = false
     /// The descriptor's frame numbers as this player sees them: one unbroken count across its
-    /// layer switches and sources (`Forwarder+Dependency.swift`, `continueFrameNumbers`).
+    /// layer switches and sources (`FrameNumberContinuity`, in `Forwarder+Dependency.swift`).
     var frameNumbers = FrameNumberContinuity()
 
     init(audio: Track?, video: Track?, rewritesVP8: Bool) {
