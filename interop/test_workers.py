@@ -123,8 +123,11 @@ async def _loss_both_workers(server, figures):
             _stop_dropping()
         end = {name: await page.evaluate(f"window.sim.inbound('{name}')") for name in handles}
         run = {name: {key: end[name][key] - start[name][key]
-                      for key in ("framesDecoded", "packetsLost", "nackCount", "retransmittedPacketsReceived")}
+                      for key in ("framesDecoded", "packetsLost", "nackCount", "retransmittedPacketsReceived",
+                                  "pliCount", "keyFramesDecoded", "freezeCount")}
                for name in handles}
+        for name in handles:
+            run[name]["frameWidth"] = [start[name]["frameWidth"], end[name]["frameWidth"]]
         figures({"loss": f"{LOSS_PERCENT}% downstream", "home": home, "placement": placed, "players": run})
         for name, figures_of in run.items():
             where = f"player {name} on worker {placed[name]} (home {home})"

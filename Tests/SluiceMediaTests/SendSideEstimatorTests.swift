@@ -195,6 +195,40 @@ struct SendSideEstimatorTests {
         #expect(runsWithAFigure.count <= 1, "seeds whose random loss cut the estimate: \(runsWithAFigure)")
     }
 
+    /// A low layer (about 20 packets a second) fills a loss window only by its 2 s bound:
+    /// 40 packets, which at 5% random loss went over 10% about once in 30 windows and cut
+    /// the estimate (interop/test_workers.py moved a player down a layer in one run in four).
+    @Test func randomLossOnALowLayerGivesNoFigure() {
+        var runsWithAFigure: [UInt64] = []
+        for seed: UInt64 in 1...10 {
+            var estimator = SendSideEstimator()
+            var path = BottleneckPath(capacityKbps: 50_000, randomLossPercent: 5, seed: seed)
+            let estimates = run(&estimator, &path, rateKbps: 200, from: 1_000_000, seconds: 30)
+            if estimates.contains(where: { $0 != nil }) { runsWithAFigure.append(seed) }
+        }
+        #expect(runsWithAFigure.isEmpty, "seeds whose random loss cut the estimate: \(runsWithAFigure)")
+        // Control: the bound still calls a clear excess heavy, at both window sizes.
+        #expect(SendSideEstimator.isHeavyLoss(lost: 10, of: 40))
+        #expect(!SendSideEstimator.isHeavyLoss(lost: 5, of: 40))
+        #expect(SendSideEstimator.isHeavyLoss(lost: 34, of: 200))
+        #expect(!SendSideEstimator.isHeavyLoss(lost: 22, of: 200))
+    }
+
+    /// A heavy-loss window cuts once. Applied again at every feedback until the next window
+    /// closed, it cut from a sent rate that fell with each layer step down: 265, 251, 176,
+    /// 127 kbit/s in 2 s, from one window of 10.1% (a player went to its base temporal layer).
+    @Test func aHeavyLossWindowCutsOnce() throws {
+        var estimator = SendSideEstimator()
+        var path = BottleneckPath(capacityKbps: 50_000, randomLossPercent: 30, seed: 3)
+        run(&estimator, &path, rateKbps: 600, from: 1_000_000, seconds: 2.2)
+        let cut = try #require(estimator.kbps, "30% loss gave no figure")
+        #expect(cut < 600)
+        // The player steps down; its feedback goes on, the window not yet full.
+        path = BottleneckPath(capacityKbps: 50_000, seed: 3)
+        run(&estimator, &path, rateKbps: 100, from: 3_300_000, seconds: 0.6)
+        #expect(estimator.kbps == cut)
+    }
+
     @Test func jitterAloneIsNotOveruse() {
         var estimator = SendSideEstimator()
         var path = BottleneckPath(capacityKbps: 50_000, jitterMicros: 15_000)

@@ -267,9 +267,12 @@ final class RTPSender {
 
     /// Padding-only RTP packets on the video stream (RFC 3550 P bit), up to `budget` bytes,
     /// with the extensions the player's estimator reads. Each takes the sequence number
-    /// `nextSequence` gives (the forwarder's, so the stream stays unbroken). At most
-    /// `OutgoingTrack.maxPacketsPerTimestamp` packets share the last frame's timestamp.
-    /// Returns the bytes sent.
+    /// `nextSequence` gives (the forwarder's, so the stream stays unbroken) and goes in the
+    /// sent map, so a NACK of a lost one is answered: unanswered, Chromium NACKed it ten times
+    /// and stalled its frames behind the hole (interop/test_workers.py lost half its frames).
+    /// They stay off the RTX stream, where Chromium would count each as a retransmission.
+    /// At most `OutgoingTrack.maxPacketsPerTimestamp` packets share the last frame's
+    /// timestamp. Returns the bytes sent.
     func sendPadding(budget: Int, now: UInt64, nextSequence: () -> (sequenceNumber: UInt16, timestamp: UInt32)?) -> Int {
         guard let video = state.video, transport.isConnected else { return 0 }
         var remaining = budget
@@ -281,8 +284,9 @@ final class RTPSender {
             }
             var writer = ByteWriter(raw)
             _ = writeHeader(&writer, track: video, payloadType: video.parameters.payloadType, marker: false,
-                            sequence: sequence, timestamp: timestamp,
-                            audioLevel: nil, now: now)
+                            sequence: sequence, timestamp: timestamp, audioLevel: nil, now: now)
+            state.sent.record(.init(outTimestamp: timestamp, pictureID: -1, outSequence: sequence, sourceSequence: 0,
+                                    tl0PicIdx: -1, layer: SentPacketMap.paddingLayer, valid: true))
             guard RTPPadding.fill(&writer, packet: raw) else {
                 giveBack(buffer)
                 break
@@ -298,8 +302,12 @@ final class RTPSender {
     /// stream (RFC 4588: RTX SSRC, payload type and sequence, `outSequence` ahead of the
     /// payload); without, as it was first sent, same SSRC and sequence (SRTP allows the repeat).
     func retransmit(_ outSequence: UInt16, from upstream: any StreamUpstream, now: UInt64) {
-        guard let video = state.video, let entry = state.sent.lookup(outSequence),
-              !video.precedesKeyFrame(entry.outTimestamp),
+        guard let video = state.video, let entry = state.sent.lookup(outSequence) else { return }
+        if entry.layer == SentPacketMap.paddingLayer {
+            repeatPadding(outSequence, timestamp: entry.outTimestamp, now: now)
+            return
+        }
+        guard !video.precedesKeyFrame(entry.outTimestamp),
               let stored = upstream.storedPacket(layer: Int(entry.layer & 0x7f), sequence: entry.sourceSequence),
               let source = RTPPacket(parsing: stored) else { return }
         guard let (buffer, raw) = takeBuffer() else { return }
@@ -338,6 +346,17 @@ final class RTPSender {
             VP8Munger.write(pictureID: entry.pictureID, tl0PicIdx: entry.tl0PicIdx,
                             into: UnsafeMutableRawBufferPointer(rebasing: raw[payloadOffset..<writer.offset]))
         }
+        emit(buffer: buffer, length: writer.offset, now: now)
+    }
+
+    /// A lost padding packet, sent again as it was (on the media stream, RTX or not: it
+    /// repairs no payload).
+    private func repeatPadding(_ sequence: UInt16, timestamp: UInt32, now: UInt64) {
+        guard let video = state.video, let (buffer, raw) = takeBuffer() else { return }
+        var writer = ByteWriter(raw)
+        _ = writeHeader(&writer, track: video, payloadType: video.parameters.payloadType, marker: false,
+                        sequence: sequence, timestamp: timestamp, audioLevel: nil, now: now)
+        guard RTPPadding.fill(&writer, packet: raw) else { return giveBack(buffer) }
         emit(buffer: buffer, length: writer.offset, now: now)
     }
 

@@ -20,6 +20,9 @@ struct SentPacketMap {
     }
 
     static let markerFlag: UInt8 = 0x80
+    /// The `layer` of a padding-only packet (a probe's): a NACK of it is answered with
+    /// padding again, or the player would keep asking and stall its frames behind the hole.
+    static let paddingLayer: UInt8 = 0x7f
 
     private let entries = PacketRecordRing(count: slots, repeating: Entry(outTimestamp: 0, pictureID: -1, outSequence: 0,
                                                                           sourceSequence: 0, tl0PicIdx: -1, layer: 0,
