@@ -19,12 +19,13 @@ window.svc = (() => {
   // Chromium offers the dependency descriptor on a receive-only transceiver only when asked
   // (the header extension control API); without it the player could not decode AV1 SVC.
   const DD = 'https://aomediacodec.github.io/av1-rtp-spec/#dependency-descriptor-rtp-header-extension';
-  const offerDependencyDescriptor = (transceiver) => {
+  const negotiateDependencyDescriptor = (transceiver, direction) => {
     if (!transceiver.getHeaderExtensionsToNegotiate) return;
     const extensions = transceiver.getHeaderExtensionsToNegotiate().map((e) =>
-      e.uri === DD ? {...e, direction: 'sendrecv'} : e);
+      e.uri === DD ? {...e, direction} : e);
     transceiver.setHeaderExtensionsToNegotiate(extensions);
   };
+  const offerDependencyDescriptor = (transceiver) => negotiateDependencyDescriptor(transceiver, 'sendrecv');
 
   // A 1280x720 picture at 30 fps with fine detail that moves every frame (the fake camera's
   // is so plain that an SVC encoder spends almost as much on its lowest layer as on its top
@@ -61,7 +62,9 @@ window.svc = (() => {
   // One encoding in `mime` with `mode` (L3T3_KEY, L1T3, ...) of a busy 1280x720 picture, or of
   // the fake camera (`camera`: cheap to encode, so a steady frame rate on a busy machine).
   // `mode` may instead be the sendEncodings themselves (simulcast, for a comparison).
-  api.publish = async (url, stream, mime, mode, maxKbps = 2500, camera = false) => {
+  // withDD false: the publisher offers no dependency descriptor (VP9 then carries its layers in
+  // its payload descriptor alone).
+  api.publish = async (url, stream, mime, mode, maxKbps = 2500, camera = false, withDD = true, record = false) => {
     const client = await open(url);
     await client.call('connect', {appKey: 'defaultApp'});
     const media = camera ? await navigator.mediaDevices.getUserMedia(
@@ -75,10 +78,11 @@ window.svc = (() => {
     const transceiver = pc.addTransceiver(track, {direction: 'sendonly', streams: [media],
       sendEncodings: Array.isArray(mode) ? mode : [{scalabilityMode: mode, maxBitrate: maxKbps * 1000}]});
     only(transceiver, mime);
+    if (!withDD) negotiateDependencyDescriptor(transceiver, 'stopped');
     await maintainResolution(transceiver.sender);
     await pc.setLocalDescription(await pc.createOffer());
     // The declared rate is the answer's start bitrate: every spatial layer has its share at once.
-    const result = await client.call('publish', {stream, sdp: pc.localDescription.sdp,
+    const result = await client.call('publish', {stream, sdp: pc.localDescription.sdp, record,
       constraints: {audio: false, video: {maxBitrate: maxKbps}}});
     await pc.setRemoteDescription({type: 'answer', sdp: result.sdp});
     api.pub = {client, pc, handle: result.handle, offer: pc.localDescription.sdp, answer: result.sdp};

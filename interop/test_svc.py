@@ -8,6 +8,8 @@ layers (`scalabilityMode`), and Chromium players decode it through Sluice.
   none and no player decoded a frame.
 - `test_svc_upload_against_simulcast`: the publisher's upload for AV1 `L3T3_KEY` against AV1
   simulcast of three layers at the same top size (a figure; each checked by a decoding player).
+- The layer, switch and fps-cap tests run for AV1 and VP9 with the dependency descriptor, and
+  for VP9 without it anywhere ("vp9-pd"): the server reads the VP9 payload descriptor.
 """
 
 import asyncio
@@ -20,17 +22,32 @@ from svc_page import SVC_SCRIPT
 
 DD_URI = "https://aomediacodec.github.io/av1-rtp-spec/#dependency-descriptor-rtp-header-extension"
 AV1 = "video/AV1"
-MIMES = {"av1": AV1, "vp9": "video/VP9"}
+# "vp9-pd": VP9 with no dependency descriptor anywhere, its layers read from the VP9 payload
+# descriptor (the publisher and the players leave the extension out).
+MIMES = {"av1": AV1, "vp9": "video/VP9", "vp9-pd": "video/VP9"}
 
 
-async def _publish(page, server, stream, mime, mode, camera=False):
+def _with_dd(codec):
+    return codec != "vp9-pd"
+
+
+async def _publish(page, server, stream, mime, mode, camera=False, with_dd=True, record=False):
     await page.evaluate(SVC_SCRIPT)
     if not await page.evaluate("([m, mode]) => window.svc.canSend(m, mode)", [mime, mode]):
         pytest.skip(f"this Chromium cannot send {mime} {mode}")
-    await page.evaluate("([url, stream, mime, mode, camera]) => window.svc.publish(url, stream, mime, mode, 2500, camera)",
-                        [server.ws_url, stream, mime, mode, camera])
+    await page.evaluate("([url, stream, mime, mode, camera, dd, record]) => "
+                        "window.svc.publish(url, stream, mime, mode, 2500, camera, dd, record)",
+                        [server.ws_url, stream, mime, mode, camera, with_dd, record])
+    if not with_dd:
+        offer = await page.evaluate("window.svc.pub.offer")
+        assert DD_URI not in offer, "the publisher offered the dependency descriptor though told not to"
     return await poll(page, "window.svc.outbound()", lambda o: o["frameWidth"] == 1280 and o["framesEncoded"] > 10,
                       30, f"{mime} {mode} encoding 1280 wide")
+
+
+async def _play(page, server, stream, name, constraints, codec):
+    await page.evaluate("([url, stream, name, c, mime, dd]) => window.svc.play(url, stream, name, c, mime, dd)",
+                        [server.ws_url, stream, name, constraints, MIMES[codec], _with_dd(codec)])
 
 
 async def _publisher_ramped(page, kbps=800):
@@ -74,7 +91,7 @@ async def _av1_svc_plays(server, figures):
 WIDTHS = {"low": 320, "medium": 640, "high": 1280}
 
 
-@pytest.mark.parametrize("codec", ["av1", "vp9"])
+@pytest.mark.parametrize("codec", ["av1", "vp9", "vp9-pd"])
 def test_svc_players_get_their_spatial_layer(server, figures, codec):
     asyncio.run(_players_get_their_layer(server, figures, codec))
 
@@ -83,11 +100,10 @@ async def _players_get_their_layer(server, figures, codec):
     stream = f"svc-{codec}-layers"
     mime = MIMES[codec]
     async with chromium_page() as page:
-        outbound = await _publish(page, server, stream, mime, "L3T3_KEY")
+        outbound = await _publish(page, server, stream, mime, "L3T3_KEY", with_dd=_with_dd(codec))
         await _publisher_ramped(page)
         for name in WIDTHS:
-            await page.evaluate("([url, stream, name, c, mime]) => window.svc.play(url, stream, name, c, mime)",
-                                [server.ws_url, stream, name, {"video": {"quality": name}}, mime])
+            await _play(page, server, stream, name, {"video": {"quality": name}}, codec)
         seen = {}
         for name, width in WIDTHS.items():
             seen[name] = await poll(page, f"window.svc.inbound('{name}')",
@@ -132,7 +148,7 @@ async def _longest_stall_until(page, name, predicate, timeout, what):
         await asyncio.sleep(0.05)
 
 
-@pytest.mark.parametrize("codec", ["av1", "vp9"])
+@pytest.mark.parametrize("codec", ["av1", "vp9", "vp9-pd"])
 def test_svc_update_switches_without_a_freeze(server, figures, codec):
     asyncio.run(_update(server, figures, codec))
 
@@ -144,9 +160,8 @@ async def _update(server, figures, codec):
     stream = f"svc-{codec}-update"
     mime = MIMES[codec]
     async with chromium_page() as page:
-        await _publish(page, server, stream, mime, "L3T3_KEY")
-        await page.evaluate("([url, stream, mime]) => window.svc.play(url, stream, 'p', {video: {quality: 'low'}}, mime)",
-                            [server.ws_url, stream, mime])
+        await _publish(page, server, stream, mime, "L3T3_KEY", with_dd=_with_dd(codec))
+        await _play(page, server, stream, "p", {"video": {"quality": "low"}}, codec)
         await poll(page, "window.svc.inbound('p')", lambda s: s["frameWidth"] == 320 and s["framesDecoded"] >= 20, 40,
                    "the low layer")
         switches = []
@@ -174,7 +189,7 @@ async def _update(server, figures, codec):
             assert switch["longestStallMs"] < 1000, f"a switch froze the picture: {switches}"
 
 
-@pytest.mark.parametrize("codec", ["av1", "vp9"])
+@pytest.mark.parametrize("codec", ["av1", "vp9", "vp9-pd"])
 def test_l1t3_fps_cap_sheds_temporal_layers(server, figures, codec):
     asyncio.run(_fps_cap(server, figures, codec))
 
@@ -187,10 +202,9 @@ async def _fps_cap(server, figures, codec):
     mime = MIMES[codec]
     async with chromium_page() as page:
         # The fake camera: the encoder keeps its 30 fps on it, so the cap's layer choice holds still.
-        await _publish(page, server, stream, mime, "L1T3", camera=True)
+        await _publish(page, server, stream, mime, "L1T3", camera=True, with_dd=_with_dd(codec))
         for name, video in (("full", {}), ("capped", {"fps": 15})):
-            await page.evaluate("([url, stream, name, c, mime]) => window.svc.play(url, stream, name, c, mime)",
-                                [server.ws_url, stream, name, {"video": video}, mime])
+            await _play(page, server, stream, name, {"video": video}, codec)
             await poll(page, f"window.svc.inbound('{name}')", lambda s: s["frameWidth"] == 1280 and s["framesDecoded"] >= 20,
                        30, f"{name} at 1280")
         published = await page.evaluate("window.svc.publisherStats()")

@@ -32,6 +32,9 @@ public struct VP9PayloadDescriptor: Equatable, Sendable {
     public let tl0PicIdx: UInt8?
     /// Spatial layers described by the scalability structure (N_S + 1), 0 without one.
     public let spatialLayerCount: Int
+    /// Temporal layers of the structure's picture group (its highest TID + 1), 0 without one
+    /// (flexible mode sends none).
+    public let groupTemporalLayerCount: Int
     /// Resolution of the highest spatial layer, when the scalability structure carries sizes.
     public let width: Int?
     public let height: Int?
@@ -97,6 +100,7 @@ public struct VP9PayloadDescriptor: Equatable, Sendable {
         }
 
         var layerCount = 0
+        var groupTemporal = 0
         var width: Int?
         var height: Int?
         if hasScalabilityStructure {
@@ -113,13 +117,37 @@ public struct VP9PayloadDescriptor: Equatable, Sendable {
                 guard let groups = reader.readUInt8() else { return nil }
                 for _ in 0..<groups {
                     guard let group = reader.readUInt8(), reader.skip(Int(group >> 2 & 0x03)) else { return nil }
+                    groupTemporal = max(groupTemporal, Int(group >> 5) + 1)
                 }
             }
         }
         spatialLayerCount = layerCount
+        groupTemporalLayerCount = groupTemporal
         self.width = width
         self.height = height
         length = reader.offset
+    }
+
+    /// The size of each spatial layer, lowest first, when the scalability structure carries
+    /// them (Y); empty otherwise. Allocates: for when the structure changed, not per packet.
+    public static func layerSizes(in payload: UnsafeRawBufferPointer) -> [(width: Int, height: Int)] {
+        guard let descriptor = VP9PayloadDescriptor(parsing: payload), descriptor.hasScalabilityStructure,
+              descriptor.width != nil else { return [] }
+        // The structure is the descriptor's last part: its sizes start one byte in (after N_S|Y|G).
+        var start = 1 + (descriptor.hasPictureID ? (descriptor.hasLongPictureID ? 2 : 1) : 0)
+        if descriptor.hasLayerIndices { start += descriptor.isFlexibleMode ? 1 : 2 }
+        if descriptor.isFlexibleMode && descriptor.isInterPicturePredicted {
+            var index = start
+            while index < payload.count, payload[index] & 0x01 != 0 { index += 1 }
+            start = index + 1
+        }
+        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: payload[(start + 1)...]))
+        var sizes: [(width: Int, height: Int)] = []
+        for _ in 0..<descriptor.spatialLayerCount {
+            guard let w = reader.readUInt16(), let h = reader.readUInt16() else { return [] }
+            sizes.append((Int(w), Int(h)))
+        }
+        return sizes
     }
 
     /// Start of a picture that needs no earlier picture, in the base spatial layer.

@@ -53,6 +53,16 @@ public func fuzzRTP(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     if let vp9 = VP9PayloadDescriptor(parsing: payload) {
         precondition(vp9.length <= payload.count)
         _ = vp9.isKeyFrame
+        // VP9 SVC without the dependency descriptor: the structure it makes holds its frames.
+        let sizes = VP9PayloadDescriptor.layerSizes(in: payload)
+        precondition(sizes.isEmpty || sizes.count == vp9.spatialLayerCount)
+        var layers = VP9Dependency()
+        var table = DependencyTemplateTable()
+        if let frame = layers.frame(vp9, payload: payload, timestamp: packet.timestamp, table: &table) {
+            precondition(table.isLoaded && frame.generation == table.generation)
+            precondition(Int(frame.spatialID) <= table.maxSpatialID && Int(frame.temporalID) <= table.maxTemporalID)
+            precondition(table.decodeTargetCount <= DependencyStructure.maxDecodeTargets)
+        }
     }
     if let av1 = AV1Payload(parsing: payload) {
         checkAV1(av1, payload: payload)

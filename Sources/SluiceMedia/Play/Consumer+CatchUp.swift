@@ -110,6 +110,19 @@ extension Consumer {
     /// generation is 0, which no source's structure has: the forwarder sends the walk's frames
     /// by their layers, and the player's decode target starts at the first live picture.
     private func cachedDependency(_ packet: RTPPacket, upstream: any StreamUpstream) -> DependencyFrame? {
+        if upstream.dependencyDescriptorID == nil, videoCodec == .vp9, !upstream.isSimulcast {
+            // The same reading the producer makes, so the walk sends only the player's layers.
+            let payload = UnsafeRawBufferPointer(packet.payload)
+            guard let descriptor = VP9PayloadDescriptor(parsing: payload) else { return nil }
+            if state.catchUpVP9 == nil {
+                state.catchUpVP9 = VP9Dependency()
+                state.catchUpDependencies = DependencyTemplateTable()
+            }
+            guard var frame = state.catchUpVP9!.frame(descriptor, payload: payload, timestamp: packet.timestamp,
+                                                      table: &state.catchUpDependencies!) else { return nil }
+            frame.generation = 0
+            return frame
+        }
         guard let id = upstream.dependencyDescriptorID, let value = packet.extensionValue(id: id),
               let start = value.baseAddress, let base = packet.buffer.baseAddress else { return nil }
         if state.catchUpDependencies == nil { state.catchUpDependencies = DependencyTemplateTable() }

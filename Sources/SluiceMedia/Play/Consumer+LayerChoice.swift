@@ -12,7 +12,9 @@ extension Consumer {
         // One SVC encoding: its spatial layers are what the player chooses among.
         let spatial = upstream.isSimulcast ? [] : upstream.spatialLayers
         let svc = !spatial.isEmpty
-        if svc && !state.forwarder.choosesSpatialLayers { warnWithoutDependencyDescriptor() }
+        if svc && !state.forwarder.choosesSpatialLayers && upstream.dependencyDescriptorID != nil {
+            warnWithoutDependencyDescriptor()
+        }
         state.forwarder.choosesSpatialLayers = svc
         let layers = svc ? spatial : upstream.measuredLayers
         let current = svc ? state.forwarder.currentSpatial : state.forwarder.currentLayer

@@ -33,6 +33,8 @@ final class Consumer: StreamSink, WebRTCTransportDelegate, WorkerTickable {
         /// the key picture, whose first packet brings the structure); made at the first walk
         /// of a stream that sends them.
         var catchUpDependencies: DependencyTemplateTable?
+        /// A VP9 source without the descriptor: its layers, read from the cached packets.
+        var catchUpVP9: VP9Dependency?
     }
     let state: OwnedState<PacketState>
 

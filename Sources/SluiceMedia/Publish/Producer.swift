@@ -44,8 +44,9 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
     var layers: [VideoLayer] { state.layers }
     let videoParameters: TrackParameters?
     private let videoCodec: CodecKind
-    /// The publisher negotiated the dependency descriptor: its layers carry template tables.
-    /// A `let`, so a packet asks this rather than look into its layer's optional table.
+    /// The publisher negotiated the dependency descriptor, or sends one VP9 encoding: its
+    /// layers carry template tables. A `let`, so a packet asks this rather than look into its
+    /// layer's optional table.
     private let readsDependencies: Bool
     var announcedPublishing = false
     var nextReport: UInt64 = 0
@@ -104,10 +105,14 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
                                      rtxSSRC: v.simulcast.first?.rtxSSRC ?? v.remoteRTXSSRCs.first)]
             }
         }
-        if parameters.video?.extensions.dependencyDescriptor != nil {
+        // One VP9 encoding without the descriptor: its layers come from the payload descriptor.
+        let readsVP9 = parameters.video.map { $0.extensions.dependencyDescriptor == nil && layers.count == 1
+            && CodecKind($0.codecName) == .vp9 } ?? false
+        if parameters.video?.extensions.dependencyDescriptor != nil || readsVP9 {
             for i in layers.indices {
                 layers[i].dependencies = DependencyTemplateTable()
                 layers[i].targetMeters = DecodeTargetMeters()
+                if readsVP9 { layers[i].vp9 = VP9Dependency() }
             }
         }
         state = OwnedState(ReceiveState(audio: parameters.audio.map { AudioTrack(parameters: $0, ssrc: $0.remoteSSRCs.first) },
@@ -116,7 +121,7 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         transportCCID = parameters.video?.feedback.transportCC == true ? parameters.video?.extensions.transportCC
             : (parameters.audio?.feedback.transportCC == true ? parameters.audio?.extensions.transportCC : nil)
         videoCodec = CodecKind(parameters.video?.codecName ?? "")
-        readsDependencies = parameters.video?.extensions.dependencyDescriptor != nil
+        readsDependencies = parameters.video?.extensions.dependencyDescriptor != nil || readsVP9
     }
 
     var isSimulcast: Bool { state.layers.count > 1 }
@@ -270,7 +275,8 @@ final class Producer: WebRTCTransportDelegate, WorkerTickable {
         if let vp8, !state.encrypted, vp8.lacksStartCode(in: payload) { foundEncrypted() }
         var dependency: DependencyFrame?
         if readsDependencies {
-            dependency = readDependency(packet, layer: layer)
+            dependency = state.layers[layer].vp9 == nil ? readDependency(packet, layer: layer)
+                : state.layers[layer].readVP9(payload, timestamp: packet.timestamp)
             if let frame = dependency {
                 // The descriptor speaks for every codec: the frame that brings the structure
                 // starts a key picture, and its other spatial layers' frames belong to it. For

@@ -36,6 +36,9 @@ struct VideoLayer {
     var malformedDependencies: UInt64 = 0
     /// Per decode target of its dependency structure, what it costs (with `dependencies`).
     var targetMeters: DecodeTargetMeters?
+    /// VP9 SVC without the dependency descriptor: the structure made from the VP9 payload
+    /// descriptor, kept in `dependencies` (one encoding only).
+    var vp9: VP9Dependency?
 
     init(rid: String?, ssrc: UInt32?, rtxSSRC: UInt32? = nil) {
         self.rid = rid.flatMap { RTPToken($0) }
@@ -55,5 +58,15 @@ struct VideoLayer {
     /// A layer that sent nothing for a second is paused (by the publisher or its encoder).
     func isActive(now: UInt64) -> Bool {
         lastPacketMicros > 0 && now - lastPacketMicros < 1_000_000
+    }
+}
+
+extension VideoLayer {
+    /// The frame a VP9 packet's payload descriptor tells, as the dependency descriptor would
+    /// (`VP9Dependency`); nil when the layer does not read VP9 layers or the packet has none.
+    @inline(__always)
+    mutating func readVP9(_ payload: UnsafeRawBufferPointer, timestamp: UInt32) -> DependencyFrame? {
+        guard vp9 != nil, dependencies != nil, let descriptor = VP9PayloadDescriptor(parsing: payload) else { return nil }
+        return vp9!.frame(descriptor, payload: payload, timestamp: timestamp, table: &dependencies!)
     }
 }
