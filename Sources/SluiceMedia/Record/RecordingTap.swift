@@ -5,7 +5,8 @@ import SluiceWire
 /// A recording's end on the stream's home worker: one more member of the router's fan-out,
 /// beside the consumers, which copies the packets the recording needs into its
 /// `RecordingRing`: every audio packet, and the video packets of one layer (by measured
-/// size: the top one unless `recording.layer` names another rank). It sees what players
+/// size: the top one unless `recording.layer` names another rank; of an SVC stream, the frames
+/// of one spatial layer, `RecordingSpatialFilter`). It sees what players
 /// see: a muted kind sends nothing, so a mute leaves a gap in the file's timeline.
 ///
 /// Off the packet path, on the worker's tick: it picks the layer once the producer has
@@ -18,6 +19,9 @@ final class RecordingTap: StreamSink, WorkerTickable {
     let requestedLayer: RecordedLayer
     /// The video layer copied into the ring; -1 until chosen.
     private(set) var layer = -1
+    /// Of an SVC stream (one encoding with spatial layers), the one spatial layer recorded;
+    /// touched per packet, so in memory the tap owns (docs/design.md, hot-path rule 8).
+    let spatialFilter = OwnedState(RecordingSpatialFilter())
 
     init(publisher: StreamHandle, stream: String, ring: RecordingRing, layer: RecordedLayer) {
         self.publisher = publisher
@@ -30,6 +34,14 @@ final class RecordingTap: StreamSink, WorkerTickable {
     override func forward(_ item: borrowing ForwardedPacket) {
         guard item.kind == .audio || item.layer == layer else { return }
         let packet = item.packet
+        var sequence = packet.sequenceNumber
+        var marker = packet.marker
+        if item.kind == .video, let frame = item.dependency, !spatialFilter.pointee.recordsWhole {
+            // Until the tick has chosen the spatial layer, no frame of a layered stream.
+            guard spatialFilter.pointee.spatial >= 0, let upstream,
+                  let admitted = spatialFilter.pointee.admit(frame, packet: packet, upstream: upstream) else { return }
+            (sequence, marker) = admitted
+        }
         var payload = UnsafeRawBufferPointer(packet.payload)
         var payloadType = packet.payloadType
         // The file holds Opus: a RED packet's primary block only. Its redundant blocks repeat
@@ -38,8 +50,8 @@ final class RecordingTap: StreamSink, WorkerTickable {
             payload = UnsafeRawBufferPointer(rebasing: payload[red.primary.range])
             payloadType = red.primary.payloadType
         }
-        _ = ring.push(kind: item.kind, payloadType: payloadType, sequence: packet.sequenceNumber,
-                      timestamp: packet.timestamp, marker: packet.marker, payload: payload, now: item.now)
+        _ = ring.push(kind: item.kind, payloadType: payloadType, sequence: sequence,
+                      timestamp: packet.timestamp, marker: marker, payload: payload, now: item.now)
     }
 
     /// The publisher's sender report for `kind` (video: of `layer`).
@@ -57,6 +69,10 @@ final class RecordingTap: StreamSink, WorkerTickable {
         if layer < 0, let chosen = Self.choose(requestedLayer, from: upstream, settled: now >= firstTick + Self.settleMicros) {
             layer = chosen
             upstream.wantedLayersChanged()
+            ring.keyFrameWanted.store(true, ordering: .relaxed)
+        }
+        if layer >= 0, !spatialFilter.pointee.decided, spatialFilter.pointee.choose(requestedLayer, upstream: upstream) {
+            // The frames before went nowhere: the file starts at a key picture.
             ring.keyFrameWanted.store(true, ordering: .relaxed)
         }
         guard layer >= 0, ring.keyFrameWanted.exchange(false, ordering: .relaxed) else { return }
