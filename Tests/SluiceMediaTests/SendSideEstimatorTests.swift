@@ -184,28 +184,31 @@ struct SendSideEstimatorTests {
     /// 1.3 Mbit/s layer (about 135 packets a second), a loss window of the old 50 packets
     /// cut the estimate in most runs; one of 200 packets leaves at most one run with a figure.
     @Test func randomLossAloneRarelyGivesAFigure() {
-        var runsWithAFigure: [UInt64] = []
+        let runsWithAFigure = Self.seedsWithAFigure(rateKbps: 1_300) { estimator in
+            #expect(estimator.lossFraction > 0 && estimator.lossFraction < 0.15, "the loss was seen")
+        }
+        #expect(runsWithAFigure.count <= 1, "seeds whose random loss cut the estimate: \(runsWithAFigure)")
+    }
+
+    /// The seeds (of 10) whose 30 s at `rateKbps` under 5% random loss on a path with room
+    /// gave the estimator a figure; `check` looks at each estimator after its run.
+    static func seedsWithAFigure(rateKbps: Double, check: (SendSideEstimator) -> Void = { _ in }) -> [UInt64] {
+        var seeds: [UInt64] = []
         for seed: UInt64 in 1...10 {
             var estimator = SendSideEstimator()
             var path = BottleneckPath(capacityKbps: 50_000, randomLossPercent: 5, seed: seed)
-            let estimates = run(&estimator, &path, rateKbps: 1_300, from: 1_000_000, seconds: 30)
-            #expect(estimator.lossFraction > 0 && estimator.lossFraction < 0.15, "the loss was seen")
-            if estimates.contains(where: { $0 != nil }) { runsWithAFigure.append(seed) }
+            let estimates = run(&estimator, &path, rateKbps: rateKbps, from: 1_000_000, seconds: 30)
+            check(estimator)
+            if estimates.contains(where: { $0 != nil }) { seeds.append(seed) }
         }
-        #expect(runsWithAFigure.count <= 1, "seeds whose random loss cut the estimate: \(runsWithAFigure)")
+        return seeds
     }
 
     /// A low layer (about 20 packets a second) fills a loss window only by its 2 s bound:
     /// 40 packets, which at 5% random loss went over 10% about once in 30 windows and cut
     /// the estimate (interop/test_workers.py moved a player down a layer in one run in four).
     @Test func randomLossOnALowLayerGivesNoFigure() {
-        var runsWithAFigure: [UInt64] = []
-        for seed: UInt64 in 1...10 {
-            var estimator = SendSideEstimator()
-            var path = BottleneckPath(capacityKbps: 50_000, randomLossPercent: 5, seed: seed)
-            let estimates = run(&estimator, &path, rateKbps: 200, from: 1_000_000, seconds: 30)
-            if estimates.contains(where: { $0 != nil }) { runsWithAFigure.append(seed) }
-        }
+        let runsWithAFigure = Self.seedsWithAFigure(rateKbps: 200)
         #expect(runsWithAFigure.isEmpty, "seeds whose random loss cut the estimate: \(runsWithAFigure)")
         // Control: the bound still calls a clear excess heavy, at both window sizes.
         #expect(SendSideEstimator.isHeavyLoss(lost: 10, of: 40))

@@ -20,4 +20,9 @@ public enum RecordedLayer: String, Sendable, Equatable, CaseIterable {
         case .low: return ranked[0].index
         }
     }
+
+    /// The same among measured layers (simulcast layers, or an SVC stream's spatial layers).
+    func pick(measured layers: [LayerSelector.Layer]) -> Int? {
+        pick(layers.map { (index: $0.index, area: $0.width * $0.height, kbps: $0.bitrateKbps) })
+    }
 }

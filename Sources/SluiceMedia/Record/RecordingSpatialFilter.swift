@@ -33,9 +33,7 @@ struct RecordingSpatialFilter {
             recordsWhole = true
             return true
         }
-        let layers = upstream.spatialLayers
-        guard let index = requested.pick(layers.map { (index: $0.index, area: $0.width * $0.height, kbps: $0.bitrateKbps) })
-        else { return false }
+        guard let index = requested.pick(measured: upstream.spatialLayers) else { return false }
         spatial = index
         target = targets.target(spatialID: index, temporalID: 255)
         generation = targets.generation
@@ -48,8 +46,8 @@ struct RecordingSpatialFilter {
     private mutating func follow(upstream: any StreamUpstream) {
         guard let targets = upstream.dependencyTargets() else { return }
         generation = targets.generation
-        target = targets.spatialID(ofTarget: targets.target(spatialID: spatial, temporalID: 255)) == spatial
-            ? targets.target(spatialID: spatial, temporalID: 255) : -1
+        let candidate = targets.target(spatialID: spatial, temporalID: 255)
+        target = targets.spatialID(ofTarget: candidate) == spatial ? candidate : -1
     }
 
     /// The sequence number and marker a video packet of `frame` goes into the file with; nil

@@ -94,7 +94,7 @@ final class RecordingTap: StreamSink, WorkerTickable {
         let layers = stream.measuredLayers
         let measured = layers.filter { $0.active && $0.width > 0 && $0.height > 0 }
         guard !measured.isEmpty, settled || measured.count == layers.count else { return nil }
-        return requested.pick(measured.map { (index: $0.index, area: $0.width * $0.height, kbps: $0.bitrateKbps) })
+        return requested.pick(measured: measured)
     }
 
     /// The tap is gone: the recorder drains the ring and closes the file.
